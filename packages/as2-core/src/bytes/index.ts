@@ -1,0 +1,24 @@
+export { ByteReader, indexOfBytes } from "./byte-reader.ts";
+export {
+	type ByteSource,
+	type Chunks,
+	checkedOpen,
+	chunksOf,
+	concatSources,
+	sourceFromBytes,
+	toChunks,
+	toReadableStream,
+} from "./byte-source.ts";
+export {
+	collect,
+	concatBytes,
+	equalBytes,
+	fromBase64,
+	fromHex,
+	fromLatin1,
+	fromUtf8,
+	latin1,
+	toBase64,
+	toHex,
+	utf8,
+} from "./bytes.ts";

@@ -1,0 +1,1 @@
+console.log("as2kit: command line arrives shortly");
