@@ -60,3 +60,12 @@ export async function collect(chunks: Chunks, limit = Number.POSITIVE_INFINITY, 
 	}
 	return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
+
+/**
+ * The same bytes as a plain Uint8Array view. Parsers that copy with `.slice()` must call this
+ * first: on a Node Buffer `.slice()` is a view, and a later in-place edit would corrupt the
+ * caller's bytes.
+ */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+	return Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
+}

@@ -18,6 +18,7 @@ export {
 	fromLatin1,
 	fromUtf8,
 	latin1,
+	plainBytes,
 	toBase64,
 	toHex,
 	utf8,

@@ -1,0 +1,333 @@
+import {
+	type ContentEncryptionAlgorithm,
+	DIGESTS,
+	type DigestAlgorithm,
+	type KeyEncryptionAlgorithm,
+} from "../algorithms.ts";
+import { type ByteSource, latin1, sourceFromBytes } from "../bytes/index.ts";
+import { compress } from "../cms/compressed-data.ts";
+import { encrypt } from "../cms/enveloped-data.ts";
+import { createDetachedSigner, type SignOptions } from "../cms/signed-data.ts";
+import { createDigest, type Digest } from "../crypto/index.ts";
+import { As2Error, toAs2Error } from "../errors/index.ts";
+import {
+	base64EncodedSize,
+	canonicalizeLineEndings,
+	canonicalSize,
+	encodeBase64,
+	formatHeaderValue,
+	isTextMediaType,
+	MimeHeaders,
+	multipartBoundary,
+	parseContentType,
+} from "../mime/index.ts";
+import { formatAs2Id } from "./as2-id.ts";
+import { type Entity, serializeEntity } from "./entity.ts";
+import { createMessageId, formatMessageId, stripMessageId } from "./message-id.ts";
+import { type Mic, micFromDigest } from "./mic.ts";
+import { formatNotificationOptions } from "./notification-options.ts";
+
+export interface PackSignOptions extends Omit<SignOptions, "digest"> {
+	digest?: DigestAlgorithm;
+}
+
+export interface PackEncryptOptions {
+	/** The partner's encryption certificate (DER); several for a certificate rollover. */
+	certificates: Uint8Array[];
+	algorithm: ContentEncryptionAlgorithm;
+	keyEncryption?: KeyEncryptionAlgorithm;
+}
+
+export interface PackMdnOptions {
+	/** `sync`: in the HTTP response; `async`: POSTed to `url` (Receipt-Delivery-Option). */
+	mode: "none" | "sync" | "async";
+	url?: string;
+	/** Ask for a signed MDN with these MIC algorithms (first preferred); false for unsigned. */
+	signed?: DigestAlgorithm[] | false;
+	/** Disposition-Notification-To value; defaults to the async URL or the sender's id. */
+	notificationTo?: string;
+}
+
+export interface PackOptions {
+	payload: ByteSource | Uint8Array;
+	/** The payload's MIME type, e.g. `application/edi-x12`. */
+	contentType: string;
+	filename?: string;
+	from: string;
+	to: string;
+	messageId?: string;
+	subject?: string;
+	date?: Date;
+	sign?: PackSignOptions;
+	encrypt?: PackEncryptOptions;
+	/** RFC 5402: compress the payload before signing it, or the signed entity after. */
+	compress?: "before-sign" | "after-sign";
+	mdn?: PackMdnOptions;
+	/** Payload part encoding: `binary` (RFC 4130 §5.2 default over HTTP) or `base64` for partners that need it. */
+	transferEncoding?: "binary" | "base64";
+	/**
+	 * RFC 5751 §3.1.1: text/* is signed in canonical CRLF form. On by default; a partner that
+	 * wants its text byte-exact (bare LF kept) turns it off. Binary types are never touched.
+	 */
+	canonicalizeText?: boolean;
+	/** Extra headers sent as they are (custom AS2 headers). */
+	headers?: Record<string, string>;
+	/** EDIINT-Features we advertise (RFC 6017). */
+	ediintFeatures?: string;
+	/** Domain part of generated Message-IDs. */
+	messageIdDomain?: string;
+}
+
+export interface PackResult {
+	/** The HTTP request headers, unfolded, in sending order. */
+	headers: MimeHeaders;
+	/** The HTTP request body; `size` is its exact Content-Length. */
+	body: ByteSource;
+	/** Without angle brackets. */
+	messageId: string;
+	/** The MIC the partner's MDN must return; known once `body` has been read through once. */
+	mic(): Promise<Mic>;
+	/** What was applied, for the record. */
+	signed: boolean;
+	encrypted: boolean;
+	compressed: boolean;
+	micAlgorithm: DigestAlgorithm;
+}
+
+const DEFAULT_SIGN_DIGEST: DigestAlgorithm = "sha256";
+
+/**
+ * Builds an outbound AS2 message (RFC 4130) for any combination of sign, encrypt and compress,
+ * streaming: nothing holds the payload whole, and the body's size is known before it is read
+ * so it can go out with a Content-Length.
+ *
+ * @example
+ * const message = await pack({ payload: utf8("ISA*00*..."), contentType: "application/edi-x12",
+ *   from: "ME", to: "PARTNER", sign: { privateKey, certificate }, encrypt: { certificates: [partnerCert], algorithm: "aes256" } });
+ * await fetch(url, { method: "POST", headers: [...message.headers], body: toReadableStream(message.body.open()), duplex: "half" });
+ */
+export async function pack(options: PackOptions): Promise<PackResult> {
+	const payload = options.payload instanceof Uint8Array ? sourceFromBytes(options.payload) : options.payload;
+	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
+	const signDigest = options.sign ? (options.sign.digest ?? DEFAULT_SIGN_DIGEST) : undefined;
+	const micAlgorithm: DigestAlgorithm =
+		(options.mdn?.signed || undefined)?.[0] || signDigest || DEFAULT_SIGN_DIGEST;
+	const micTracker = createMicTracker(micAlgorithm);
+
+	let entity = await payloadEntity(payload, options, Boolean(options.sign));
+	if (options.compress === "before-sign" || (options.compress && !options.sign)) entity = await compressEntity(entity);
+	if (options.sign && signDigest) entity = signEntity(entity, { ...options.sign, digest: signDigest }, micTracker);
+	if (options.compress === "after-sign" && options.sign) entity = await compressEntity(entity);
+	if (options.encrypt) {
+		// RFC 4130 §7.3.1: unsigned but encrypted → MIC over the entity that was encrypted.
+		const inner = options.sign ? serializeEntity(entity) : tapSource(serializeEntity(entity), micTracker, "encrypted");
+		entity = encryptEntity(inner, options.encrypt);
+	} else if (!options.sign) {
+		// Neither signed nor encrypted: MIC over the content without its MIME headers.
+		entity = { headers: entity.headers, body: tapSource(entity.body, micTracker, "plain") };
+	}
+
+	return {
+		headers: as2Headers(entity.headers, options, messageId, micAlgorithm),
+		body: entity.body,
+		messageId,
+		mic: micTracker.mic,
+		signed: Boolean(options.sign),
+		encrypted: Boolean(options.encrypt),
+		compressed: Boolean(options.compress),
+		micAlgorithm,
+	};
+}
+
+async function payloadEntity(payload: ByteSource, options: PackOptions, signing: boolean): Promise<Entity> {
+	const contentType = parseContentType(options.contentType);
+	if (!/^[\x21-\x7e]+\/[\x21-\x7e]+$/.test(contentType.mediaType)) {
+		throw new As2Error("INVALID_CONTENT_TYPE", `"${options.contentType}" is not a MIME type`);
+	}
+	let body = payload;
+	if (signing && options.canonicalizeText !== false && isTextMediaType(contentType.mediaType)) {
+		const size = await canonicalSize(payload);
+		body = { size, open: () => canonicalizeLineEndings(payload.open()) };
+	}
+	const headers = new MimeHeaders([["Content-Type", options.contentType]]);
+	if (options.transferEncoding === "base64") {
+		const raw = body;
+		body = { size: base64EncodedSize(raw.size), open: () => encodeBase64(raw.open()) };
+		headers.append("Content-Transfer-Encoding", "base64");
+	} else {
+		headers.append("Content-Transfer-Encoding", "binary");
+	}
+	// as2-anchors §D13: the filename travels in Content-Disposition, never in Content-ID.
+	if (options.filename)
+		headers.append("Content-Disposition", formatHeaderValue("attachment", { filename: options.filename }));
+	return { headers, body };
+}
+
+async function compressEntity(inner: Entity): Promise<Entity> {
+	const der = await compress(serializeEntity(inner)).catch((e: unknown) => {
+		throw toAs2Error(e, "INTERNAL_ERROR", "compression failed");
+	});
+	return smimeEntity("compressed-data", "smime.p7z", der);
+}
+
+function encryptEntity(inner: ByteSource, options: PackEncryptOptions): Entity {
+	const der = encrypt(inner, {
+		algorithm: options.algorithm,
+		recipients: options.certificates.map((certificate) => ({
+			certificate,
+			keyEncryption: options.keyEncryption ?? "rsa",
+		})),
+	});
+	// RFC 8551 §3.2.2: AES-GCM travels as AuthEnvelopedData with its own smime-type.
+	const aead = options.algorithm.endsWith("-gcm");
+	return smimeEntity(aead ? "authEnveloped-data" : "enveloped-data", "smime.p7m", der);
+}
+
+function smimeEntity(smimeType: string, name: string, der: ByteSource): Entity {
+	return {
+		headers: new MimeHeaders([
+			["Content-Type", formatHeaderValue("application/pkcs7-mime", { "smime-type": smimeType, name })],
+			["Content-Transfer-Encoding", "binary"],
+			["Content-Disposition", formatHeaderValue("attachment", { filename: name })],
+		]),
+		body: der,
+	};
+}
+
+/**
+ * multipart/signed (RFC 1847, RFC 5751 §3.5.3) with a detached signature. The signature part
+ * is base64: several receivers cannot find a binary one (django-pyas2#5). Its size is known
+ * ahead because an RSA signature is as long as the modulus.
+ */
+function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
+	const boundary = multipartBoundary();
+	const content = serializeEntity(inner);
+	const signingTime = sign.signingTime ?? new Date();
+	const options: SignOptions = { ...sign, signingTime };
+	let signer: ReturnType<typeof createDetachedSigner>;
+	try {
+		signer = createDetachedSigner(options);
+	} catch (error) {
+		throw toAs2Error(error, "SIGNING_FAILED", "cannot sign");
+	}
+	const signatureHeaders = latin1(
+		'Content-Type: application/pkcs7-signature; name="smime.p7s"\r\n' +
+			"Content-Transfer-Encoding: base64\r\n" +
+			'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n',
+	);
+	const opening = latin1(`--${boundary}\r\n`);
+	const middle = latin1(`\r\n--${boundary}\r\n`);
+	const closing = latin1(`--${boundary}--\r\n`);
+	const size =
+		opening.byteLength +
+		content.size +
+		middle.byteLength +
+		signatureHeaders.byteLength +
+		base64EncodedSize(signer.size) +
+		closing.byteLength;
+	const body: ByteSource = {
+		size,
+		async *open() {
+			const pass = createDetachedSigner(options);
+			const micDigest = sign.digest === mic.algorithm ? undefined : createDigest(mic.algorithm);
+			yield opening;
+			for await (const chunk of content.open()) {
+				pass.update(chunk);
+				micDigest?.update(chunk);
+				yield chunk;
+			}
+			const signature = pass.finish();
+			// RFC 4130 §7.3.1: the MIC of a signed message covers exactly the signed bytes.
+			mic.resolve(micDigest ? micDigest.digest() : pass.contentDigest(), "signed");
+			yield middle;
+			yield signatureHeaders;
+			for await (const chunk of encodeBase64(
+				(async function* () {
+					yield signature;
+				})(),
+			))
+				yield chunk;
+			yield closing;
+		},
+	};
+	const headers = new MimeHeaders([
+		[
+			"Content-Type",
+			formatHeaderValue("multipart/signed", {
+				protocol: "application/pkcs7-signature",
+				micalg: DIGESTS[sign.digest].micalg,
+				boundary,
+			}),
+		],
+	]);
+	return { headers, body };
+}
+
+function as2Headers(
+	top: MimeHeaders,
+	options: PackOptions,
+	messageId: string,
+	micAlgorithm: DigestAlgorithm,
+): MimeHeaders {
+	const headers = new MimeHeaders([
+		["AS2-Version", "1.0"],
+		["AS2-From", formatAs2Id(options.from)],
+		["AS2-To", formatAs2Id(options.to)],
+		["Message-ID", formatMessageId(messageId)],
+		["Date", (options.date ?? new Date()).toUTCString()],
+		["Subject", oneLine(options.subject ?? `AS2 message ${messageId}`)],
+		["MIME-Version", "1.0"],
+	]);
+	for (const [name, value] of top) headers.append(name, value);
+	const mdn = options.mdn;
+	if (mdn && mdn.mode !== "none") {
+		if (mdn.mode === "async" && !mdn.url) throw new As2Error("INVALID_AS2_HEADERS", "an async MDN needs a URL");
+		headers.append("Disposition-Notification-To", oneLine(mdn.notificationTo ?? mdn.url ?? options.from));
+		if (mdn.signed !== false) {
+			const algorithms = mdn.signed && mdn.signed.length > 0 ? mdn.signed : [micAlgorithm];
+			headers.append("Disposition-Notification-Options", formatNotificationOptions(algorithms));
+		}
+		if (mdn.mode === "async" && mdn.url) headers.append("Receipt-Delivery-Option", oneLine(mdn.url));
+	}
+	headers.append("EDIINT-Features", options.ediintFeatures ?? "AS2-Reliability");
+	for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, oneLine(value));
+	return headers;
+}
+
+/** Outgoing headers are never folded and never carry line breaks (as2-anchors §D7, §D11). */
+function oneLine(value: string): string {
+	return value.replace(/[\r\n]+/g, " ");
+}
+
+interface MicTracker {
+	readonly algorithm: DigestAlgorithm;
+	resolve(digest: Uint8Array, reading: "signed" | "encrypted" | "plain"): void;
+	mic(): Promise<Mic>;
+}
+
+function createMicTracker(algorithm: DigestAlgorithm): MicTracker {
+	let value: Mic | undefined;
+	const waiters: Array<(mic: Mic) => void> = [];
+	return {
+		algorithm,
+		resolve(digest) {
+			value = micFromDigest(digest, algorithm);
+			for (const w of waiters.splice(0)) w(value);
+		},
+		mic: () => (value ? Promise.resolve(value) : new Promise((resolve) => waiters.push(resolve))),
+	};
+}
+
+function tapSource(source: ByteSource, mic: MicTracker, reading: "encrypted" | "plain"): ByteSource {
+	return {
+		size: source.size,
+		async *open() {
+			const digest: Digest = createDigest(mic.algorithm);
+			for await (const chunk of source.open()) {
+				digest.update(chunk);
+				yield chunk;
+			}
+			mic.resolve(digest.digest(), reading);
+		},
+	};
+}

@@ -1,0 +1,9 @@
+export { type BuildMdnOptions, type BuiltMdn, buildMdn } from "./build-mdn.ts";
+export {
+	type Disposition,
+	formatDisposition,
+	isPositiveDisposition,
+	type ParsedDisposition,
+	parseDisposition,
+} from "./disposition.ts";
+export { type MdnMatch, matchMdn, type ParsedMdn, type ParseMdnOptions, parseMdn } from "./parse-mdn.ts";
