@@ -110,11 +110,13 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 	const payload = options.payload instanceof Uint8Array ? sourceFromBytes(options.payload) : options.payload;
 	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
 	const signDigest = options.sign ? (options.sign.digest ?? DEFAULT_SIGN_DIGEST) : undefined;
-	const micAlgorithm: DigestAlgorithm =
-		(options.mdn?.signed || undefined)?.[0] || signDigest || DEFAULT_SIGN_DIGEST;
+	const micAlgorithm: DigestAlgorithm = (options.mdn?.signed || undefined)?.[0] || signDigest || DEFAULT_SIGN_DIGEST;
 	const micTracker = createMicTracker(micAlgorithm);
 
-	let entity = await payloadEntity(payload, options, Boolean(options.sign));
+	// Neither signed, encrypted nor compressed: the MIC covers the content itself, before any
+	// transfer encoding (RFC 4130 §7.3.1).
+	const bare = !options.sign && !options.encrypt && !options.compress;
+	let entity = await payloadEntity(payload, options, Boolean(options.sign), bare ? micTracker : undefined);
 	if (options.compress === "before-sign" || (options.compress && !options.sign)) entity = await compressEntity(entity);
 	if (options.sign && signDigest) entity = signEntity(entity, { ...options.sign, digest: signDigest }, micTracker);
 	if (options.compress === "after-sign" && options.sign) entity = await compressEntity(entity);
@@ -122,8 +124,8 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 		// RFC 4130 §7.3.1: unsigned but encrypted → MIC over the entity that was encrypted.
 		const inner = options.sign ? serializeEntity(entity) : tapSource(serializeEntity(entity), micTracker, "encrypted");
 		entity = encryptEntity(inner, options.encrypt);
-	} else if (!options.sign) {
-		// Neither signed nor encrypted: MIC over the content without its MIME headers.
+	} else if (!options.sign && options.compress) {
+		// Compressed only: the MIC covers the HTTP body, as the receiver reads it.
 		entity = { headers: entity.headers, body: tapSource(entity.body, micTracker, "plain") };
 	}
 
@@ -139,7 +141,12 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 	};
 }
 
-async function payloadEntity(payload: ByteSource, options: PackOptions, signing: boolean): Promise<Entity> {
+async function payloadEntity(
+	payload: ByteSource,
+	options: PackOptions,
+	signing: boolean,
+	mic: MicTracker | undefined,
+): Promise<Entity> {
 	const contentType = parseContentType(options.contentType);
 	if (!/^[\x21-\x7e]+\/[\x21-\x7e]+$/.test(contentType.mediaType)) {
 		throw new As2Error("INVALID_CONTENT_TYPE", `"${options.contentType}" is not a MIME type`);
@@ -149,6 +156,7 @@ async function payloadEntity(payload: ByteSource, options: PackOptions, signing:
 		const size = await canonicalSize(payload);
 		body = { size, open: () => canonicalizeLineEndings(payload.open()) };
 	}
+	if (mic) body = tapSource(body, mic, "plain");
 	const headers = new MimeHeaders([["Content-Type", options.contentType]]);
 	if (options.transferEncoding === "base64") {
 		const raw = body;
@@ -322,12 +330,17 @@ function tapSource(source: ByteSource, mic: MicTracker, reading: "encrypted" | "
 	return {
 		size: source.size,
 		async *open() {
+			// Resolved on the last byte, not at the generator's end: a reader that stops at the
+			// end of a DER structure never asks for the generator to finish.
 			const digest: Digest = createDigest(mic.algorithm);
+			let seen = 0;
+			if (source.size === 0) mic.resolve(digest.digest(), reading);
 			for await (const chunk of source.open()) {
 				digest.update(chunk);
+				seen += chunk.byteLength;
+				if (seen === source.size) mic.resolve(digest.digest(), reading);
 				yield chunk;
 			}
-			mic.resolve(digest.digest(), reading);
 		},
 	};
 }
