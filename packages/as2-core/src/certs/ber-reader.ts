@@ -1,0 +1,235 @@
+/**
+ * A minimal BER TLV reader (X.690 §8) for hot paths: certificates, SignedData, PKCS#12.
+ * It records offsets into the input instead of building objects, so a caller can keep the
+ * ORIGINAL bytes of a field (RFC 5652 §5.4 signs the signed attributes as received).
+ * Indefinite lengths (X.690 §8.1.3.6) are accepted: Java and Windows senders stream BER.
+ * Every failure is a `BerError`; callers translate it to their own error code.
+ */
+export class BerError extends Error {
+	override readonly name = "BerError";
+}
+
+/** Tag classes (X.690 §8.1.2.2). */
+export const UNIVERSAL = 0;
+export const CONTEXT = 2;
+
+/** Universal tag numbers used in as2kit (X.680 §8.4). */
+export const TAG = {
+	BOOLEAN: 1,
+	INTEGER: 2,
+	BIT_STRING: 3,
+	OCTET_STRING: 4,
+	NULL: 5,
+	OID: 6,
+	UTF8_STRING: 12,
+	SEQUENCE: 16,
+	SET: 17,
+	PRINTABLE_STRING: 19,
+	T61_STRING: 20,
+	IA5_STRING: 22,
+	UTC_TIME: 23,
+	GENERALIZED_TIME: 24,
+	UNIVERSAL_STRING: 28,
+	BMP_STRING: 30,
+} as const;
+
+export interface Tlv {
+	/** Tag class: 0 universal, 1 application, 2 context-specific, 3 private. */
+	readonly cls: number;
+	readonly constructed: boolean;
+	readonly number: number;
+	/** Offset of the identifier octet. */
+	readonly start: number;
+	readonly contentStart: number;
+	/** End of the contents (before the end-of-contents octets when indefinite). */
+	readonly contentEnd: number;
+	/** End of the whole element (after the end-of-contents octets when indefinite). */
+	readonly end: number;
+	readonly indefinite: boolean;
+}
+
+/** Deeper nesting than this is garbage (or an attack), never a real CMS structure. */
+const MAX_DEPTH = 64;
+
+/** Reads the element at `offset`, which must end at or before `limit`. */
+export function readTlv(bytes: Uint8Array, offset = 0, limit = bytes.byteLength, depth = 0): Tlv {
+	if (depth > MAX_DEPTH) throw new BerError("BER nesting too deep");
+	let p = offset;
+	if (p >= limit) throw new BerError(`BER: no element at offset ${offset}`);
+	const first = bytes[p++]!;
+	const cls = first >> 6;
+	const constructed = (first & 0x20) !== 0;
+	let number = first & 0x1f;
+	if (number === 0x1f) {
+		// X.690 §8.1.2.4: high tag numbers, base 128.
+		number = 0;
+		for (let i = 0; ; i++) {
+			if (p >= limit || i > 3) throw new BerError("BER: bad high tag number");
+			const b = bytes[p++]!;
+			number = number * 128 + (b & 0x7f);
+			if ((b & 0x80) === 0) break;
+		}
+	}
+	if (p >= limit) throw new BerError("BER: missing length");
+	const lengthByte = bytes[p++]!;
+	if (lengthByte === 0x80) {
+		if (!constructed) throw new BerError("BER: indefinite length on a primitive element");
+		const contentStart = p;
+		for (;;) {
+			if (p + 2 > limit) throw new BerError("BER: missing end-of-contents");
+			if (bytes[p] === 0 && bytes[p + 1] === 0) break;
+			p = readTlv(bytes, p, limit, depth + 1).end;
+		}
+		return { cls, constructed, number, start: offset, contentStart, contentEnd: p, end: p + 2, indefinite: true };
+	}
+	let length = lengthByte;
+	if (lengthByte & 0x80) {
+		const count = lengthByte & 0x7f;
+		if (count > 6 || count === 0x7f) throw new BerError("BER: length too large");
+		length = 0;
+		for (let i = 0; i < count; i++) {
+			if (p >= limit) throw new BerError("BER: truncated length");
+			length = length * 256 + bytes[p++]!;
+		}
+	}
+	const end = p + length;
+	if (end > limit) throw new BerError(`BER: element at ${offset} runs past its container (${end} > ${limit})`);
+	return { cls, constructed, number, start: offset, contentStart: p, contentEnd: end, end, indefinite: false };
+}
+
+/** Reads one element that must span the whole input (trailing bytes are an error). */
+export function readRoot(bytes: Uint8Array): Tlv {
+	const root = readTlv(bytes, 0);
+	if (root.end !== bytes.byteLength) throw new BerError(`BER: ${bytes.byteLength - root.end} trailing bytes`);
+	return root;
+}
+
+/** The elements inside a constructed element. */
+export function childrenOf(bytes: Uint8Array, tlv: Tlv): Tlv[] {
+	if (!tlv.constructed) throw new BerError("BER: expected a constructed element");
+	const out: Tlv[] = [];
+	for (let p = tlv.contentStart; p < tlv.contentEnd; ) {
+		const child = readTlv(bytes, p, tlv.contentEnd);
+		out.push(child);
+		p = child.end;
+	}
+	return out;
+}
+
+export function is(tlv: Tlv | undefined, cls: number, number: number): tlv is Tlv {
+	return tlv !== undefined && tlv.cls === cls && tlv.number === number;
+}
+
+/** Asserts the tag of an element (universal class unless `cls` is given). */
+export function expectTag(tlv: Tlv | undefined, number: number, what: string, cls = UNIVERSAL): Tlv {
+	if (!is(tlv, cls, number)) throw new BerError(`BER: ${what} missing or of the wrong type`);
+	return tlv;
+}
+
+/** The whole encoding of an element, header included. */
+export function encodingOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
+	return bytes.subarray(tlv.start, tlv.end);
+}
+
+/** The contents octets of a primitive element. */
+export function contentOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
+	if (tlv.constructed) throw new BerError("BER: expected a primitive element");
+	return bytes.subarray(tlv.contentStart, tlv.contentEnd);
+}
+
+/**
+ * The value of an OCTET STRING (or any string type), joining the segments of the
+ * constructed form (X.690 §8.7.3) that BER senders use for streamed content.
+ */
+export function octetsOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
+	if (!tlv.constructed) return bytes.subarray(tlv.contentStart, tlv.contentEnd);
+	const parts: Uint8Array[] = [];
+	collectSegments(bytes, tlv, parts, 0);
+	if (parts.length === 1) return parts[0]!;
+	let size = 0;
+	for (const part of parts) size += part.byteLength;
+	const out = new Uint8Array(size);
+	let at = 0;
+	for (const part of parts) {
+		out.set(part, at);
+		at += part.byteLength;
+	}
+	return out;
+}
+
+function collectSegments(bytes: Uint8Array, tlv: Tlv, parts: Uint8Array[], depth: number): void {
+	if (depth > MAX_DEPTH) throw new BerError("BER nesting too deep");
+	for (const child of childrenOf(bytes, tlv)) {
+		if (child.constructed) collectSegments(bytes, child, parts, depth + 1);
+		else parts.push(bytes.subarray(child.contentStart, child.contentEnd));
+	}
+}
+
+/** Dotted form of an OBJECT IDENTIFIER (X.690 §8.19). */
+export function oidOf(bytes: Uint8Array, tlv: Tlv): string {
+	if (tlv.cls !== UNIVERSAL || tlv.number !== TAG.OID) throw new BerError("BER: expected an OBJECT IDENTIFIER");
+	return decodeOid(contentOf(bytes, tlv));
+}
+
+export function decodeOid(content: Uint8Array): string {
+	if (content.byteLength === 0 || (content[content.byteLength - 1]! & 0x80) !== 0) {
+		throw new BerError("BER: malformed OBJECT IDENTIFIER");
+	}
+	const arcs: number[] = [];
+	let value = 0;
+	for (const b of content) {
+		value = value * 128 + (b & 0x7f);
+		if (value > Number.MAX_SAFE_INTEGER / 128) throw new BerError("BER: OBJECT IDENTIFIER arc too large");
+		if ((b & 0x80) === 0) {
+			if (arcs.length === 0) {
+				const first = value < 80 ? Math.floor(value / 40) : 2;
+				arcs.push(first, value - first * 40);
+			} else {
+				arcs.push(value);
+			}
+			value = 0;
+		}
+	}
+	return arcs.join(".");
+}
+
+/** A small non-negative INTEGER (versions, iteration counts, salt lengths). */
+export function smallIntegerOf(bytes: Uint8Array, tlv: Tlv): number {
+	if (tlv.cls !== UNIVERSAL || tlv.number !== TAG.INTEGER) throw new BerError("BER: expected an INTEGER");
+	const content = contentOf(bytes, tlv);
+	if (content.byteLength === 0 || content.byteLength > 6 || (content[0]! & 0x80) !== 0) {
+		throw new BerError("BER: INTEGER out of range");
+	}
+	let n = 0;
+	for (const b of content) n = n * 256 + b;
+	return n;
+}
+
+/**
+ * UTCTime or GeneralizedTime (X.680 §46-47, RFC 5280 §4.1.2.5). BER allows omitted seconds,
+ * fractions and offsets; DER senders use `YYMMDDHHMMSSZ` / `YYYYMMDDHHMMSSZ`.
+ */
+export function timeOf(bytes: Uint8Array, tlv: Tlv): Date {
+	if (tlv.cls !== UNIVERSAL || (tlv.number !== TAG.UTC_TIME && tlv.number !== TAG.GENERALIZED_TIME)) {
+		throw new BerError("BER: expected a UTCTime or GeneralizedTime");
+	}
+	const text = String.fromCharCode(...contentOf(bytes, tlv));
+	const m =
+		tlv.number === TAG.UTC_TIME
+			? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(Z|[+-]\d{4})$/.exec(text)
+			: /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})?(\d{2})?(?:[.,](\d+))?(Z|[+-]\d{4})?$/.exec(text);
+	if (!m) throw new BerError(`BER: malformed time "${text}"`);
+	let year = Number(m[1]);
+	// RFC 5280 §4.1.2.5.1: two-digit years 50-99 are 19xx, 00-49 are 20xx.
+	if (tlv.number === TAG.UTC_TIME) year += year >= 50 ? 1900 : 2000;
+	const fraction = tlv.number === TAG.GENERALIZED_TIME && m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
+	const zone = (tlv.number === TAG.UTC_TIME ? m[7] : m[8]) ?? "Z";
+	let ms = Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5] ?? 0), Number(m[6] ?? 0));
+	if (zone !== "Z") {
+		const sign = zone[0] === "-" ? -1 : 1;
+		ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))) * 60_000;
+	}
+	const date = new Date(ms + fraction);
+	if (Number.isNaN(date.getTime())) throw new BerError(`BER: invalid time "${text}"`);
+	return date;
+}

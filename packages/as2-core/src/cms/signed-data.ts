@@ -1,0 +1,235 @@
+import { DIGESTS, type DigestAlgorithm } from "../algorithms.ts";
+import { type CertificateFields, readCertificateFields } from "../certs/certificate-fields.ts";
+import { privateKeyMatches } from "../certs/certificate-key.ts";
+import { der, derOctetString, derOid, derSmallInteger, encodeDer, sizeOf } from "../certs/der-writer.ts";
+import { checkSigningKeySize } from "../certs/key-size.ts";
+import { id_data, id_signedData } from "../certs/oids.ts";
+import {
+	createDigest,
+	createStreamSigner,
+	type Digest,
+	type PrivateKey,
+	rsaKeyBits,
+	type SignatureParameters,
+	type StreamSigner,
+	signBytes,
+} from "../crypto/index.ts";
+import { As2Error, isAs2Error } from "../errors/index.ts";
+import { digestAlgorithmIdentifier, signatureAlgorithmIdentifier } from "./signed-algorithms.ts";
+import { encodeSignedAttributes } from "./signed-attributes.ts";
+
+export { inspectSignedData, type SignatureInfo } from "./signed-inspect.ts";
+export { type VerifyOptions, verifyDetached } from "./signed-verify.ts";
+
+export interface SignOptions {
+	privateKey: PrivateKey;
+	/** The signer's certificate, DER. */
+	certificate: Uint8Array;
+	/** Issuer certificates to include, DER. */
+	chain?: Uint8Array[];
+	digest: DigestAlgorithm;
+	/** Default: "pss" for an RSA-PSS key, else "pkcs1". */
+	scheme?: "pkcs1" | "pss";
+	/** RFC 5652 §5.3 signed attributes (content-type, signing-time, message-digest). Default true. */
+	signedAttributes?: boolean;
+	/**
+	 * RFC 6211 CMSAlgorithmProtection attribute. Default true; turn it off for IBM Sterling B2B
+	 * Integrator and DataPower, which reject it (OpenAS2 `remove_cms_algorithm_protection_attrib`).
+	 */
+	algorithmProtection?: boolean;
+	/** Default: when the signer is created. */
+	signingTime?: Date;
+}
+
+/** A streaming detached signer (RFC 5652 §5, RFC 5751 §3.5.3 multipart/signed). */
+export interface DetachedSigner {
+	/** The exact DER length `finish()` returns, known before any `update()`. */
+	readonly size: number;
+	update(chunk: Uint8Array): void;
+	/** DER ContentInfo(SignedData) without eContent (detached), certificates included. */
+	finish(): Uint8Array;
+	/** The content digest (the MIC of RFC 4130 §7.3.1), after `finish()`. */
+	contentDigest(): Uint8Array;
+}
+
+interface Prepared {
+	key: PrivateKey;
+	digest: DigestAlgorithm;
+	params: SignatureParameters;
+	signatureLength: number;
+	signingTime: Date;
+	withAttributes: boolean;
+	algorithmProtection: boolean;
+	certificates: Uint8Array[];
+	signer: CertificateFields;
+}
+
+/**
+ * Starts a detached CMS signature over content streamed through `update()`. With signed
+ * attributes the content is hashed and the attributes are signed; without them the RSA
+ * signature covers the content itself (a node Sign object fed the stream). Either way
+ * nothing is buffered, so 2 GB payloads are fine, and `size` is exact up front: an RSA
+ * signature is as long as the modulus and signing-time has a fixed-length encoding.
+ *
+ * @example
+ * const signer = createDetachedSigner({ privateKey, certificate, digest: "sha256" });
+ * for await (const chunk of content) signer.update(chunk);
+ * const p7s = signer.finish(); // signer.size === p7s.byteLength
+ * const mic = signer.contentDigest();
+ */
+export function createDetachedSigner(opts: SignOptions): DetachedSigner {
+	const prepared = prepare(opts);
+	const size = sizeOf(
+		encodeContentInfo(
+			prepared,
+			new Uint8Array(DIGESTS[prepared.digest].size),
+			new Uint8Array(prepared.signatureLength),
+		),
+	);
+	const digest: Digest = createDigest(prepared.digest);
+	const streamSigner: StreamSigner | undefined = prepared.withAttributes
+		? undefined
+		: createStreamSigner(prepared.key, prepared.params);
+	let contentDigest: Uint8Array | undefined;
+	return {
+		size,
+		update(chunk) {
+			if (contentDigest) throw new As2Error("SIGNING_FAILED", "update() after finish()");
+			digest.update(chunk);
+			streamSigner?.update(chunk);
+		},
+		finish() {
+			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
+			contentDigest = digest.digest();
+			const signature = streamSigner
+				? streamSigner.sign()
+				: signBytes(prepared.key, prepared.params, signedAttributesOf(prepared, contentDigest));
+			if (signature.byteLength !== prepared.signatureLength) {
+				throw new As2Error(
+					"SIGNING_FAILED",
+					`RSA signature of ${signature.byteLength} bytes, expected ${prepared.signatureLength}`,
+				);
+			}
+			const out = encodeDer(encodeContentInfo(prepared, contentDigest, signature));
+			if (out.byteLength !== size)
+				throw new As2Error("INTERNAL_ERROR", `SignedData is ${out.byteLength} bytes, announced ${size}`);
+			return out;
+		},
+		contentDigest() {
+			if (!contentDigest) throw new As2Error("SIGNING_FAILED", "contentDigest() before finish()");
+			return contentDigest;
+		},
+	};
+}
+
+/**
+ * Signs a buffered content (small messages, MDNs).
+ *
+ * @example
+ * const p7s = signDetached(mdnBytes, { privateKey, certificate, digest: "sha256" });
+ */
+export function signDetached(content: Uint8Array, opts: SignOptions): Uint8Array {
+	const signer = createDetachedSigner(opts);
+	signer.update(content);
+	return signer.finish();
+}
+
+function prepare(opts: SignOptions): Prepared {
+	const key = opts.privateKey as PrivateKey | undefined;
+	if (!key || typeof key !== "object" || key.type !== "private") {
+		throw new As2Error("SIGNING_FAILED", "a private key is required to sign");
+	}
+	const keyType = key.asymmetricKeyType;
+	if (keyType !== "rsa" && keyType !== "rsa-pss") {
+		throw new As2Error(
+			"UNSUPPORTED_ALGORITHM",
+			`signing with a ${keyType ?? "unknown"} key is not supported (RSA only)`,
+		);
+	}
+	const digest = opts.digest;
+	if (!DIGESTS[digest]) throw new As2Error("UNSUPPORTED_ALGORITHM", `unknown digest algorithm "${String(digest)}"`);
+	const bits = rsaKeyBits(key);
+	checkSigningKeySize(digest, bits);
+	const scheme = opts.scheme ?? (keyType === "rsa-pss" ? "pss" : "pkcs1");
+	if (scheme !== "pkcs1" && scheme !== "pss")
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `unknown signature scheme "${scheme}"`);
+	if (keyType === "rsa-pss" && scheme === "pkcs1") {
+		throw new As2Error("SIGNING_FAILED", "an RSA-PSS key (RFC 4055 §1.2) can only make PSS signatures");
+	}
+	let signer: CertificateFields;
+	const chain = opts.chain ?? [];
+	try {
+		signer = readCertificateFields(opts.certificate);
+		for (const certificate of chain) readCertificateFields(certificate);
+	} catch (error) {
+		if (isAs2Error(error))
+			throw new As2Error("SIGNING_FAILED", `unusable signing certificate: ${error.message}`, { cause: error });
+		throw error;
+	}
+	if (!privateKeyMatches(key, opts.certificate)) {
+		throw new As2Error("SIGNING_FAILED", "the private key does not belong to the signing certificate");
+	}
+	return {
+		key,
+		digest,
+		params: { digest, scheme, saltLength: DIGESTS[digest].size },
+		signatureLength: Math.ceil(bits / 8),
+		signingTime: opts.signingTime ?? new Date(),
+		withAttributes: opts.signedAttributes !== false,
+		algorithmProtection: opts.algorithmProtection !== false,
+		certificates: [opts.certificate, ...chain],
+		signer,
+	};
+}
+
+function signedAttributesOf(prepared: Prepared, messageDigest: Uint8Array): Uint8Array {
+	return encodeSignedAttributes({
+		messageDigest,
+		signingTime: prepared.signingTime,
+		...(prepared.algorithmProtection
+			? {
+					algorithmProtection: {
+						digestAlgorithm: digestAlgorithmIdentifier(prepared.digest),
+						signatureAlgorithm: signatureAlgorithmIdentifier(prepared.digest, prepared.params.scheme),
+					},
+				}
+			: {}),
+	});
+}
+
+const VERSION_1 = derSmallInteger(1);
+const ID_SIGNED_DATA = derOid(id_signedData);
+const ENCAP_CONTENT_INFO = encodeDer(der(0x30, derOid(id_data)));
+
+/**
+ * RFC 5652 §3 ContentInfo around §5.1 SignedData (version 1: issuerAndSerialNumber, id-data)
+ * with one §5.3 SignerInfo. eContent is absent: the content travels in the first part of
+ * multipart/signed. The certificates go signer first (several receivers take the first).
+ */
+function encodeContentInfo(prepared: Prepared, messageDigest: Uint8Array, signature: Uint8Array) {
+	const digestAlgorithm = digestAlgorithmIdentifier(prepared.digest);
+	let signedAttrs: Uint8Array[] = [];
+	if (prepared.withAttributes) {
+		const set = signedAttributesOf(prepared, messageDigest);
+		set[0] = 0xa0; // [0] IMPLICIT SignedAttributes
+		signedAttrs = [set];
+	}
+	const signerInfo = der(
+		0x30,
+		VERSION_1,
+		der(0x30, prepared.signer.issuer, prepared.signer.serialTlv),
+		digestAlgorithm,
+		...signedAttrs,
+		signatureAlgorithmIdentifier(prepared.digest, prepared.params.scheme),
+		derOctetString(signature),
+	);
+	const signedData = der(
+		0x30,
+		VERSION_1,
+		der(0x31, digestAlgorithm),
+		ENCAP_CONTENT_INFO,
+		der(0xa0, ...prepared.certificates),
+		der(0x31, signerInfo),
+	);
+	return der(0x30, ID_SIGNED_DATA, der(0xa0, signedData));
+}
