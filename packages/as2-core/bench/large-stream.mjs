@@ -54,10 +54,10 @@ const line = (label, values, rss) => {
 const ref = summary(results.openssl).median;
 console.log(`(b) ${fmt(mb / 1024, 2)} GB sign (sha256) + encrypt (aes256), ${RUNS} runs`);
 console.log(
-	line("as2kit build", results.build, results.buildRss) + `  → ${fmt(summary(results.build).median / ref, 2)}× openssl`,
+	`${line("as2kit build", results.build, results.buildRss)}  → ${fmt(summary(results.build).median / ref, 2)}× openssl`,
 );
 console.log(
-	line("as2kit parse", results.parse, results.parseRss) + `  → ${fmt(summary(results.parse).median / ref, 2)}× openssl`,
+	`${line("as2kit parse", results.parse, results.parseRss)}  → ${fmt(summary(results.parse).median / ref, 2)}× openssl`,
 );
 console.log(line("openssl sign | encrypt", results.openssl, results.opensslRss));
 console.log(`    targets: build and parse ≥ 0.5× openssl, ≤ 150 MB peak RSS`);

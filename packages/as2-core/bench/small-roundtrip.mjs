@@ -24,7 +24,7 @@ const alice = load("alice");
 const bob = load("bob");
 const segment = "LIN*1*BP*0123456789*VP*ABC-123~PO1*1*10*EA*9.95**BP*0123456789~PID*F****WIDGET, BLUE~\n";
 const payload = new TextEncoder()
-	.encode("ISA*00*          *00*          *ZZ*ALICE*ZZ*BOB~\n" + segment.repeat(Math.ceil(10240 / segment.length)))
+	.encode(`ISA*00*          *00*          *ZZ*ALICE*ZZ*BOB~\n${segment.repeat(Math.ceil(10240 / segment.length))}`)
 	.subarray(0, 10240);
 
 async function roundTrip() {

@@ -34,8 +34,6 @@ const CASES: Case[] = SIGNS.flatMap((sign) =>
 	CIPHERS.flatMap((cipher) => COMPRESSIONS.map((compress) => ({ sign, cipher, compress }))),
 ).filter((c) => !(c.compress === "after-sign" && !c.sign));
 
-const label = (c: Case) => `sign=${c.sign ?? "none"} encrypt=${c.cipher ?? "none"} compress=${c.compress ?? "none"}`;
-
 /** Binary on purpose: CR, LF, CRLF and NUL bytes must all survive untouched. */
 const PAYLOAD = Buffer.concat([
 	Buffer.from("ISA*00*          *00*          *ZZ*SENDER*ZZ*RECEIVER~\r\nGS*PO\nST*850\r"),

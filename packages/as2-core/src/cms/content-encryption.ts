@@ -1,0 +1,135 @@
+import { AsnParser } from "@peculiar/asn1-schema";
+import { AlgorithmIdentifier } from "@peculiar/asn1-x509";
+import { CIPHERS, type ContentEncryptionAlgorithm, DES_CBC_OID, RC2_CBC_OID } from "../algorithms.ts";
+import {
+	childrenOf,
+	derAlgorithmIdentifier,
+	derInteger,
+	derOctetString,
+	derSequence,
+	expectTag,
+	parseTlv,
+	TAG,
+	tlvSmallInteger,
+	toDefiniteLength,
+} from "../asn1/index.ts";
+import { As2Error } from "../errors/index.ts";
+
+/** Content-encryption algorithms we decrypt: ours plus two legacy ones from old AS2 products. */
+export type DecryptionAlgorithm = ContentEncryptionAlgorithm | "rc2" | "des";
+
+/** A content-encryption AlgorithmIdentifier, read. */
+export interface ContentCipher {
+	readonly algorithm: DecryptionAlgorithm;
+	/** OpenSSL cipher name. */
+	readonly nodeName: string;
+	readonly keyLength: number;
+	readonly iv: Uint8Array;
+	readonly aead: boolean;
+	/** CBC block size; 1 for GCM (no padding). */
+	readonly blockSize: number;
+	/** GCM tag length (RFC 5084 §3.2 aes-ICVlen). */
+	readonly icvLength?: number;
+}
+
+/** RFC 5084 §3.2: we send 12-octet nonces and 16-octet ICVs. */
+export const GCM_ICV_LENGTH = 16;
+
+export function blockSizeOf(algorithm: ContentEncryptionAlgorithm): number {
+	return CIPHERS[algorithm].aead ? 1 : algorithm === "3des" ? 8 : 16;
+}
+
+/**
+ * DER ContentEncryptionAlgorithmIdentifier:
+ * - 3DES: `CBCParameter ::= IV` (RFC 3370 §5.1), an OCTET STRING of 8;
+ * - AES-CBC: `AES-IV ::= OCTET STRING (SIZE(16))` (RFC 3565 §4.1);
+ * - AES-GCM: `GCMParameters ::= SEQUENCE { aes-nonce OCTET STRING, aes-ICVlen AES-GCM-ICVlen
+ *   DEFAULT 12 }` (RFC 5084 §3.2); 16 differs from the DEFAULT, so it is written.
+ */
+export function contentEncryptionAlgorithmIdentifier(
+	algorithm: ContentEncryptionAlgorithm,
+	iv: Uint8Array,
+): Uint8Array {
+	const spec = CIPHERS[algorithm];
+	const parameters = spec.aead ? derSequence(derOctetString(iv), derInteger(GCM_ICV_LENGTH)) : derOctetString(iv);
+	return derAlgorithmIdentifier(spec.oid, parameters);
+}
+
+/**
+ * Reads a ContentEncryptionAlgorithmIdentifier (BER accepted). Unknown algorithms and
+ * parameters out of range are UNSUPPORTED_ALGORITHM; broken encodings MALFORMED_CMS.
+ */
+export function parseContentEncryptionAlgorithm(ber: Uint8Array): ContentCipher {
+	let identifier: AlgorithmIdentifier;
+	try {
+		identifier = AsnParser.parse(toDefiniteLength(ber), AlgorithmIdentifier);
+	} catch (error) {
+		throw new As2Error("MALFORMED_CMS", "cannot read contentEncryptionAlgorithm", { cause: error });
+	}
+	const oid = identifier.algorithm;
+	const parameters = identifier.parameters ? new Uint8Array(identifier.parameters) : undefined;
+	const params = () => {
+		if (!parameters) throw new As2Error("MALFORMED_CMS", `contentEncryptionAlgorithm ${oid} without parameters`);
+		return parseTlv(parameters);
+	};
+	for (const [name, spec] of Object.entries(CIPHERS) as Array<
+		[ContentEncryptionAlgorithm, (typeof CIPHERS)["aes128"]]
+	>) {
+		if (spec.oid !== oid) continue;
+		if (spec.aead) {
+			const [nonce, icv] = childrenOf(expectTag(params(), TAG.SEQUENCE, "GCMParameters"));
+			const iv = expectTag(nonce, TAG.OCTET_STRING, "GCMParameters aes-nonce").content;
+			const icvLength = icv ? tlvSmallInteger(icv, "GCMParameters aes-ICVlen") : 12;
+			if (icvLength < 12 || icvLength > 16 || iv.byteLength === 0 || iv.byteLength > 64) {
+				throw new As2Error(
+					"UNSUPPORTED_ALGORITHM",
+					`AES-GCM with a ${iv.byteLength}-octet nonce and ${icvLength}-octet ICV`,
+				);
+			}
+			return {
+				algorithm: name,
+				nodeName: spec.nodeName,
+				keyLength: spec.keySize,
+				iv,
+				aead: true,
+				blockSize: 1,
+				icvLength,
+			};
+		}
+		const iv = expectTag(params(), TAG.OCTET_STRING, "IV").content;
+		if (iv.byteLength !== spec.ivSize) throw new As2Error("MALFORMED_CMS", `${name} IV of ${iv.byteLength} octets`);
+		return {
+			algorithm: name,
+			nodeName: spec.nodeName,
+			keyLength: spec.keySize,
+			iv,
+			aead: false,
+			blockSize: blockSizeOf(name),
+		};
+	}
+	if (oid === DES_CBC_OID) {
+		const iv = expectTag(params(), TAG.OCTET_STRING, "DES IV").content;
+		if (iv.byteLength !== 8) throw new As2Error("MALFORMED_CMS", `DES IV of ${iv.byteLength} octets`);
+		return { algorithm: "des", nodeName: "des-cbc", keyLength: 8, iv, aead: false, blockSize: 8 };
+	}
+	if (oid === RC2_CBC_OID) return parseRc2(params());
+	throw new As2Error("UNSUPPORTED_ALGORITHM", `unsupported content-encryption algorithm ${oid}`);
+}
+
+/**
+ * RC2 (RFC 3370 §5.2, RFC 2268 §6): `RC2CBCParameter ::= SEQUENCE { rc2ParameterVersion
+ * INTEGER, iv OCTET STRING }`; the version encodes the effective key bits (160 → 40,
+ * 120 → 64, 58 → 128). An IV alone is the PKCS#7 v1.5 form, 32 effective bits: unsupported.
+ */
+function parseRc2(parameters: ReturnType<typeof parseTlv>): ContentCipher {
+	if (parameters.header.tag !== TAG.SEQUENCE) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", "RC2 with 32 effective key bits is not supported");
+	}
+	const [version, ivTlv] = childrenOf(parameters);
+	const iv = expectTag(ivTlv, TAG.OCTET_STRING, "RC2 IV").content;
+	if (iv.byteLength !== 8) throw new As2Error("MALFORMED_CMS", `RC2 IV of ${iv.byteLength} octets`);
+	const bits = { 160: 40, 120: 64, 58: 128 }[tlvSmallInteger(version, "rc2ParameterVersion")];
+	if (bits === undefined) throw new As2Error("UNSUPPORTED_ALGORITHM", "RC2 with an unsupported effective key size");
+	const nodeName = bits === 128 ? "rc2-cbc" : `rc2-${bits}-cbc`;
+	return { algorithm: "rc2", nodeName, keyLength: bits / 8, iv, aead: false, blockSize: 8 };
+}
