@@ -1,12 +1,11 @@
 import {
 	IssuerAndSerialNumber,
-	KeyTransRecipientInfo,
+	type KeyTransRecipientInfo,
 	RecipientIdentifier,
-	RecipientInfo,
 	RecipientInfos,
 } from "@peculiar/asn1-cms";
 import { id_mgf1, id_pSpecified, id_RSAES_OAEP, id_rsaEncryption } from "@peculiar/asn1-rsa";
-import { AsnParser, AsnSerializer, OctetString } from "@peculiar/asn1-schema";
+import { AsnParser, AsnSerializer } from "@peculiar/asn1-schema";
 import {
 	AlgorithmIdentifier,
 	Certificate,
@@ -14,8 +13,17 @@ import {
 	SubjectKeyIdentifier,
 } from "@peculiar/asn1-x509";
 import { DIGESTS, type DigestAlgorithm, digestByOid } from "../algorithms.ts";
-import { childrenOf, derExplicit, derSequence, parseTlv, TAG, toDefiniteLength } from "../asn1/index.ts";
-import { equalBytes } from "../bytes/index.ts";
+import {
+	childrenOf,
+	derExplicit,
+	derInteger,
+	derOctetString,
+	derSequence,
+	parseTlv,
+	TAG,
+	toDefiniteLength,
+} from "../asn1/index.ts";
+import { concatBytes, equalBytes } from "../bytes/index.ts";
 import {
 	type KeyTransportScheme,
 	type PrivateKey,
@@ -154,14 +162,28 @@ export function buildKeyTransRecipientInfo(recipient: Recipient, cek: Uint8Array
 		throw fail("RSA encryption failed", error);
 	}
 	const version = useSki ? 2 : 0;
-	const ktri = new KeyTransRecipientInfo({
-		version,
-		rid,
-		keyEncryptionAlgorithm: keyEncryptionAlgorithm(scheme),
-		encryptedKey: new OctetString(encryptedKey),
-	});
-	return { encoded: new Uint8Array(AsnSerializer.serialize(new RecipientInfo({ ktri }))), version };
+	// KeyTransRecipientInfo ::= SEQUENCE { version, rid, keyEncryptionAlgorithm, encryptedKey }
+	// (RFC 5652 §6.2.1). All but encryptedKey depend only on the certificate and the scheme:
+	// serialized once and kept, as AsnSerializer dominated the cost of small messages.
+	const key = `${version}|${scheme.padding}|${scheme.padding === "oaep" ? scheme.hash : ""}`;
+	let perCertificate = recipientPrefixes.get(recipient.certificate);
+	if (!perCertificate) {
+		perCertificate = new Map();
+		recipientPrefixes.set(recipient.certificate, perCertificate);
+	}
+	let prefix = perCertificate.get(key);
+	if (!prefix) {
+		prefix = concatBytes([
+			derInteger(version),
+			new Uint8Array(AsnSerializer.serialize(rid)),
+			new Uint8Array(AsnSerializer.serialize(keyEncryptionAlgorithm(scheme))),
+		]);
+		perCertificate.set(key, prefix);
+	}
+	return { encoded: derSequence(prefix, derOctetString(encryptedKey)), version };
 }
+
+const recipientPrefixes = new WeakMap<Uint8Array, Map<string, Uint8Array>>();
 
 /**
  * rsaEncryption with NULL parameters (RFC 3370 §4.2.1), or id-RSAES-OAEP with
