@@ -1,3 +1,4 @@
+import { concatBytes } from "../bytes/index.ts";
 /**
  * A minimal BER TLV reader (X.690 §8) for hot paths: certificates, SignedData, PKCS#12.
  * It records offsets into the input instead of building objects, so a caller can keep the
@@ -145,16 +146,7 @@ export function octetsOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
 	if (!tlv.constructed) return bytes.subarray(tlv.contentStart, tlv.contentEnd);
 	const parts: Uint8Array[] = [];
 	collectSegments(bytes, tlv, parts, 0);
-	if (parts.length === 1) return parts[0]!;
-	let size = 0;
-	for (const part of parts) size += part.byteLength;
-	const out = new Uint8Array(size);
-	let at = 0;
-	for (const part of parts) {
-		out.set(part, at);
-		at += part.byteLength;
-	}
-	return out;
+	return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
 
 function collectSegments(bytes: Uint8Array, tlv: Tlv, parts: Uint8Array[], depth: number): void {
