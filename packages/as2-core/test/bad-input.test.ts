@@ -5,6 +5,7 @@ import { derHeader } from "../src/asn1/der.ts";
 import { collect, concatBytes } from "../src/bytes/index.ts";
 import { importPrivateKey } from "../src/crypto/index.ts";
 import { testIdentity } from "./helpers/certs.ts";
+import { errorCode as code } from "./helpers/error-code.ts";
 import { parties } from "./helpers/identities.ts";
 import { packed, received, withHeader } from "./helpers/messages.ts";
 
@@ -14,15 +15,6 @@ const carolIdentity = { privateKey: importPrivateKey(carol.keyPem), certificate:
 
 const signed = () => packed({ sign: { ...aliceSigner, digest: "sha256" } });
 const encrypted = () => packed({ encrypt: { certificates: [bob.certDer], algorithm: "aes256" } });
-
-async function code(promise: Promise<unknown>): Promise<string> {
-	try {
-		await promise;
-	} catch (error) {
-		return (error as { code?: string }).code ?? `untyped: ${(error as Error).message}`;
-	}
-	return "no error";
-}
 
 function flip(body: Buffer, at: number): Buffer {
 	const copy = Buffer.from(body);

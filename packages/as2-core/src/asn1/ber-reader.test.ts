@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { errorCode as code } from "../../test/helpers/error-code.ts";
 import { ByteReader, type Chunks, chunksOf, collect, concatBytes, equalBytes, fromHex, toHex } from "../bytes/index.ts";
-import { isAs2Error } from "../errors/index.ts";
 import { decodeHeader } from "./ber-header.ts";
 import { BerReader } from "./ber-reader.ts";
 import { toDefiniteLength } from "./definite-length.ts";
@@ -14,16 +14,6 @@ async function* chunked(bytes: Uint8Array, size: number): Chunks {
 }
 
 const readerOf = (bytes: Uint8Array, size = 1) => new BerReader(new ByteReader(chunked(bytes, size)));
-
-async function code(promise: Promise<unknown>): Promise<string> {
-	try {
-		await promise;
-		return "ok";
-	} catch (error) {
-		if (!isAs2Error(error)) throw error;
-		return error.code;
-	}
-}
 
 describe("BER headers (X.690 §8.1.2, §8.1.3)", () => {
 	it("decodes short, long, indefinite, high tag numbers; asks for more when cut", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openssl, scratch } from "../../test/helpers/openssl.ts";
+import { openssl, opensslVerifyDetached, scratch } from "../../test/helpers/openssl.ts";
 import { signDetached, verifyDetached } from "../cms/signed-data.ts";
 import { digestBytes } from "../crypto/index.ts";
 import { describeCertificate, type GeneratedIdentity, generateSelfSigned, readIdentity } from "./index.ts";
@@ -57,25 +57,14 @@ describe("generateSelfSigned", () => {
 			certificate: generated.certificate,
 			digest: "sha256",
 		});
-		openssl([
-			"cms",
-			"-verify",
-			"-binary",
-			"-inform",
-			"DER",
-			"-in",
-			dir.file("sig.der", p7s),
-			"-content",
-			dir.file("content.txt", content),
-			"-CAfile",
-			certPath,
-			"-purpose",
-			"any",
-			"-attime",
-			String(Date.parse("2027-01-01") / 1000),
-			"-out",
-			"/dev/null",
-		]);
+		opensslVerifyDetached({
+			signaturePath: dir.file("sig.der", p7s),
+			contentPath: dir.file("content.txt", content),
+			caPath: certPath,
+			outPath: dir.file("verified.txt"),
+			at: Date.parse("2027-01-01") / 1000,
+		});
+
 		const at = new Date("2027-01-01T00:00:00Z");
 		verifyDetached(p7s, (a) => digestBytes(a, content), { trustedCertificates: [generated.certificate], at });
 	});

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity } from "../../test/helpers/certs.ts";
-import { openssl, scratch } from "../../test/helpers/openssl.ts";
+import { openssl, opensslVerifyDetached, scratch } from "../../test/helpers/openssl.ts";
 import { DIGEST_ALGORITHMS, type DigestAlgorithm } from "../algorithms.ts";
 import { readCertificateFields } from "../certs/certificate-fields.ts";
 import { der, derOctetString, derOid, derSmallInteger, encodeDer } from "../certs/der-writer.ts";
@@ -53,24 +53,13 @@ function code(fn: () => unknown): string {
 
 /** `openssl cms -verify` of our DER; throws (failing the test) when OpenSSL rejects it. */
 function opensslVerifies(p7s: Uint8Array, caPath = alice.certPath, data = contentPath): void {
-	const sig = dir.file(`sig-${Math.random().toString(36).slice(2)}.der`, p7s);
-	openssl([
-		"cms",
-		"-verify",
-		"-binary",
-		"-inform",
-		"DER",
-		"-in",
-		sig,
-		"-content",
-		data,
-		"-CAfile",
+	const name = Math.random().toString(36).slice(2);
+	opensslVerifyDetached({
+		signaturePath: dir.file(`sig-${name}.der`, p7s),
+		contentPath: data,
 		caPath,
-		"-purpose",
-		"any",
-		"-out",
-		"/dev/null",
-	]);
+		outPath: dir.file(`out-${name}`),
+	});
 }
 
 /** `openssl cms -sign` over the content; the DER comes back on stdout. */

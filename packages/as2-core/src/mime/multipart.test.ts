@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { errorCode as code } from "../../test/helpers/error-code.ts";
 import { ByteReader, type Chunks, collect } from "../bytes/index.ts";
-import { isAs2Error } from "../errors/index.ts";
 import { formatHeaderValue, parseContentType } from "./content-type.ts";
 import { multipartBoundary, readMultipart } from "./multipart.ts";
 import { readHeaderBlock } from "./read-headers.ts";
@@ -26,16 +26,6 @@ async function parts(body: string | Chunks, boundary: string, cuts: number[] = [
 		out.push(text(await collect(part.raw)));
 	}
 	return out;
-}
-
-async function code(promise: Promise<unknown>): Promise<string> {
-	try {
-		await promise;
-	} catch (error) {
-		if (isAs2Error(error)) return error.code;
-		throw error;
-	}
-	return "no error";
 }
 
 const SIGNED =

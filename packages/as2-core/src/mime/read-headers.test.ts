@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { errorCode as code } from "../../test/helpers/error-code.ts";
 import { ByteReader, type Chunks, collect } from "../bytes/index.ts";
-import { isAs2Error } from "../errors/index.ts";
 import { readHeaderBlock } from "./read-headers.ts";
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "latin1"));
@@ -12,16 +12,6 @@ async function* pieces(data: Uint8Array, cuts: number[]): Chunks {
 		yield data.subarray(from, cut);
 		from = cut;
 	}
-}
-
-async function code(promise: Promise<unknown>): Promise<string> {
-	try {
-		await promise;
-	} catch (error) {
-		if (isAs2Error(error)) return error.code;
-		throw error;
-	}
-	return "no error";
 }
 
 async function read(data: string, cuts: number[] = [], maxBytes?: number) {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { errorCode as code } from "../../test/helpers/error-code.ts";
 import { type Chunks, collect } from "../bytes/index.ts";
 import { isAs2Error } from "../errors/index.ts";
 import { base64EncodedSize, decodeTransferEncoding, encodeBase64 } from "./transfer-encoding.ts";
@@ -18,16 +19,6 @@ async function* pieces(data: Uint8Array, cuts: number[] = []): Chunks {
 
 const decode = async (encoding: string | undefined, input: string | Uint8Array, cuts: number[] = []) =>
 	collect(decodeTransferEncoding(encoding, pieces(typeof input === "string" ? bytes(input) : input, cuts)));
-
-async function code(promise: Promise<unknown>): Promise<string> {
-	try {
-		await promise;
-	} catch (error) {
-		if (isAs2Error(error)) return error.code;
-		throw error;
-	}
-	return "no error";
-}
 
 describe("decodeTransferEncoding: identity encodings", () => {
 	it("passes 7bit, 8bit, binary and a missing header through untouched", () => {

@@ -39,3 +39,36 @@ export function scratch(prefix = "as2kit-"): {
 		cleanup: () => rmSync(dir, { recursive: true, force: true }),
 	};
 }
+
+/**
+ * `openssl cms -verify` of a detached DER signature over a content file, trusting `caPath`;
+ * returns the content OpenSSL vouches for. Throws (with OpenSSL's message) when it fails.
+ */
+export function opensslVerifyDetached(options: {
+	signaturePath: string;
+	contentPath: string;
+	caPath: string;
+	outPath: string;
+	/** Unix seconds: judge certificate validity then (`-attime`). */
+	at?: number;
+}): Buffer {
+	openssl([
+		"cms",
+		"-verify",
+		"-binary",
+		"-inform",
+		"DER",
+		"-in",
+		options.signaturePath,
+		"-content",
+		options.contentPath,
+		"-CAfile",
+		options.caPath,
+		"-purpose",
+		"any",
+		...(options.at === undefined ? [] : ["-attime", String(options.at)]),
+		"-out",
+		options.outPath,
+	]);
+	return readFileSync(options.outPath);
+}

@@ -8,7 +8,7 @@ import { importPrivateKey } from "../../src/crypto/index.ts";
 import { type TestIdentity, testIdentity } from "../helpers/certs.ts";
 import { compressEntity, uncompressWithAsn1parse } from "../helpers/compressed-data.ts";
 import { firstPart, param, secondPart, splitEntity } from "../helpers/mime-text.ts";
-import { openssl, scratch } from "../helpers/openssl.ts";
+import { openssl, opensslVerifyDetached, scratch } from "../helpers/openssl.ts";
 
 const SIGNS: Array<DigestAlgorithm | undefined> = [undefined, "sha1", "sha256", "sha384", "sha512"];
 const CIPHERS: Array<ContentEncryptionAlgorithm | undefined> = [undefined, "3des", "aes128", "aes192", "aes256"];
@@ -67,23 +67,12 @@ function opensslPeel(contentType: string, body: Buffer, signer: TestIdentity, re
 			const signature = Buffer.from(signaturePart.body.toString("latin1"), "base64");
 			const input = work.file(`content-${depth}`, signedContent);
 			const sig = work.file(`sig-${depth}.der`, signature);
-			const out = work.file(`verified-${depth}`);
-			openssl([
-				"cms",
-				"-verify",
-				"-binary",
-				"-inform",
-				"DER",
-				"-in",
-				sig,
-				"-content",
-				input,
-				"-CAfile",
-				signer.certPath,
-				"-out",
-				out,
-			]);
-			inner = work.read(`verified-${depth}`);
+			inner = opensslVerifyDetached({
+				signaturePath: sig,
+				contentPath: input,
+				caPath: signer.certPath,
+				outPath: work.file(`verified-${depth}`),
+			});
 			if (!inner.equals(signedContent)) throw new Error("openssl verified other content");
 		} else if (media === "application/pkcs7-mime") {
 			const der = work.file(`in-${depth}.der`, content);
