@@ -1,9 +1,9 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-	entry: { index: "src/index.ts", "cli/main": "src/cli/main.ts" },
+	entry: { index: "src/index.ts", "store/index": "src/store/index.ts", "cli/main": "src/cli/main.ts" },
 	format: ["esm"],
-	dts: { entry: { index: "src/index.ts" } },
+	dts: { entry: { index: "src/index.ts", "store/index": "src/store/index.ts" } },
 	clean: true,
 	target: "node20",
 	sourcemap: true,

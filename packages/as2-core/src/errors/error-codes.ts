@@ -42,6 +42,13 @@ export const ERROR_CODES = {
 	INVALID_JSON: { type: "validation_error", status: 400 },
 	UNSUPPORTED_MEDIA_TYPE: { type: "validation_error", status: 415 },
 	NOT_FOUND: { type: "resource_error", status: 404 },
+	NOT_ACCEPTABLE: { type: "validation_error", status: 406 },
+	REQUEST_TOO_LARGE: { type: "validation_error", status: 413 },
+	/** A unique constraint held (storage port); the service turns it into its own 422. */
+	CONFLICT: { type: "validation_error", status: 409 },
+	/** A request with the same Idempotency-Key is still running after the wait. */
+	IDEMPOTENCY_IN_PROGRESS: { type: "validation_error", status: 409 },
+	SERVICE_UNAVAILABLE: { type: "server_error", status: 503 },
 	// messages (spec: Message errors)
 	PARTNER_NOT_FOUND: { type: "resource_error", status: 404 },
 	PARTNER_INACTIVE: { type: "transmission_error", status: 400 },

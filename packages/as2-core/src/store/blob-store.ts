@@ -1,0 +1,23 @@
+/**
+ * Payload bytes live outside the database, streamed in and out, never whole in memory
+ * (DESIGN.md, Streaming). The filesystem implementation is the default; an S3-compatible
+ * store fits the same port.
+ */
+export interface BlobStore {
+	/**
+	 * Streams `body` into a new blob at `key`, visible only once complete. With `maxBytes`,
+	 * fails with As2Error("PAYLOAD_TOO_LARGE") as soon as the limit is crossed, keeping nothing.
+	 */
+	put(key: string, body: ReadableStream<Uint8Array>, options?: { maxBytes?: number }): Promise<BlobInfo>;
+	/** The blob's bytes, or null when there is none. */
+	get(key: string): Promise<ReadableStream<Uint8Array> | null>;
+	stat(key: string): Promise<BlobInfo | null>;
+	delete(key: string): Promise<void>;
+}
+
+export interface BlobInfo {
+	key: string;
+	bytes: number;
+	/** Hex SHA-256 of the bytes. */
+	sha256: string;
+}

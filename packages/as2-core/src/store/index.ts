@@ -1,0 +1,11 @@
+/**
+ * @module @as2kit/core/store — the storage port: types only (and one id formatter), so
+ * adapters and the engine agree without depending on each other.
+ */
+export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export { formatId } from "./format-id.ts";
+export type { ClaimOptions, JobRecord, JobStore, NewJob, ScheduleStore } from "./jobs.ts";
+export type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "./limits.ts";
+export type { Page, PageRequest } from "./pagination.ts";
+export type * from "./records.ts";
+export type * from "./store.ts";

@@ -1,0 +1,69 @@
+import type { Json } from "./records.ts";
+
+/**
+ * A durable job: everything that happens after a request (transmission, retries, MDN
+ * timeouts, webhook deliveries, scans) is a job written in the transaction of the change
+ * that caused it, and run by workers holding a lease (DESIGN.md, Work in the background).
+ */
+export interface JobRecord {
+	id: string;
+	kind: string;
+	payload: { [key: string]: Json };
+	/** Optional de-duplication key: a second job with a live key is not enqueued. */
+	key: string | null;
+	/** Higher runs first among due jobs. */
+	priority: number;
+	runAt: Date;
+	/** Claims so far, counted when claimed so that a crashed worker's attempt counts. */
+	attempts: number;
+	lockedBy: string | null;
+	lockedUntil: Date | null;
+	lastError: string | null;
+	createdAt: Date;
+}
+
+export interface NewJob {
+	kind: string;
+	payload: { [key: string]: Json };
+	key?: string | null;
+	priority?: number;
+	runAt: Date;
+}
+
+export interface ClaimOptions {
+	/** Only these kinds; all kinds when omitted. */
+	kinds?: readonly string[];
+	limit: number;
+	workerId: string;
+	leaseMs: number;
+	now: Date;
+}
+
+export interface JobStore {
+	/** Enqueues a job; resolves to null when `key` is held by a job not yet completed. */
+	enqueue(job: NewJob, now: Date): Promise<JobRecord | null>;
+	/**
+	 * Claims up to `limit` due jobs (runAt ≤ now, unlocked or lease expired), highest priority
+	 * then oldest runAt first, locking them to `workerId` until now + leaseMs. A job is held by
+	 * at most one worker at a time.
+	 */
+	claim(options: ClaimOptions): Promise<JobRecord[]>;
+	/** Removes a finished job; false when the lease was lost to another worker. */
+	complete(id: string, workerId: string): Promise<boolean>;
+	/** Unlocks the job to run again at `runAt`; false when the lease was lost. */
+	retry(id: string, workerId: string, options: { runAt: Date; error: string }): Promise<boolean>;
+	/** Extends a lease still held; false when it was lost. */
+	extendLease(id: string, workerId: string, lockedUntil: Date): Promise<boolean>;
+	get(id: string): Promise<JobRecord | null>;
+	/** Jobs not completed, for operators and tests: optionally of one kind. */
+	list(options?: { kind?: string }): Promise<JobRecord[]>;
+}
+
+/**
+ * Periodic work (certificate expiry scans, MDN timeouts, cleanup) runs once per period
+ * across every instance: the instance that moves a schedule to a new period runs it.
+ */
+export interface ScheduleStore {
+	/** Atomically records `period` for `name`; true only for the first caller per period. */
+	claimPeriod(name: string, period: string): Promise<boolean>;
+}

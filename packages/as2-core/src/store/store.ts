@@ -1,0 +1,147 @@
+import type { JobStore, ScheduleStore } from "./jobs.ts";
+import type { RateLimitStore, UsageStore } from "./limits.ts";
+import type { Page, PageRequest } from "./pagination.ts";
+import type {
+	AccountRecord,
+	ApiKeyRecord,
+	EventRecord,
+	IdempotencyRecord,
+	MembershipRecord,
+	SessionRecord,
+	TenantRecord,
+	UserRecord,
+} from "./records.ts";
+
+/**
+ * The storage port of as2kit: typed repositories per aggregate, a job queue with leases, an
+ * events outbox and transactions. Adapters (`@as2kit/storage-sqlite`, `@as2kit/storage-pg`)
+ * implement it and run the conformance suite in `test/storage/` unchanged.
+ *
+ * Conventions every adapter keeps:
+ * - Tenant-owned reads take the tenant id first; another tenant's row looks missing (null).
+ * - Time is always a parameter; adapters never read the clock.
+ * - A unique-constraint violation throws `As2Error("CONFLICT")` with `details.target`
+ *   naming the constraint (`users.email`, `tenants.as2_id` …); other driver errors are
+ *   wrapped so that no SQL reaches a response.
+ *
+ * @example
+ * await store.transaction(async (tx) => {
+ *   await tx.tenants.update(tenant.id, { name, updatedAt: now });
+ *   await tx.events.append({ id: await tx.ids.next("evt_"), kind: "tenant.updated", … });
+ * });
+ */
+export interface As2Store {
+	accounts: AccountStore;
+	users: UserStore;
+	memberships: MembershipStore;
+	sessions: SessionStore;
+	tenants: TenantStore;
+	apiKeys: ApiKeyStore;
+	events: EventStore;
+	idempotency: IdempotencyStore;
+	rateLimits: RateLimitStore;
+	usage: UsageStore;
+	jobs: JobStore;
+	schedules: ScheduleStore;
+	ids: IdStore;
+	/**
+	 * Runs `fn` in one transaction: all of its writes commit together or none do. Calls on
+	 * `tx` are inside it; a nested `transaction` joins the outer one.
+	 */
+	transaction<T>(fn: (tx: As2Store) => Promise<T>): Promise<T>;
+	close(): Promise<void>;
+}
+
+export interface IdStore {
+	/**
+	 * The next identifier of a prefix: `<prefix><digits>` from a per-prefix sequence,
+	 * zero-padded to 6 digits and growing past them (decisions.md, Identifiers).
+	 */
+	next(prefix: string): Promise<string>;
+}
+
+export interface AccountStore {
+	create(account: AccountRecord): Promise<void>;
+	get(id: string): Promise<AccountRecord | null>;
+	findBySlug(slug: string): Promise<AccountRecord | null>;
+	update(
+		id: string,
+		patch: Partial<Pick<AccountRecord, "name" | "plan" | "status">> & { updatedAt: Date },
+	): Promise<AccountRecord | null>;
+}
+
+export interface UserStore {
+	create(user: UserRecord): Promise<void>;
+	get(id: string): Promise<UserRecord | null>;
+	findByEmail(email: string): Promise<UserRecord | null>;
+}
+
+export interface MembershipStore {
+	create(membership: MembershipRecord): Promise<void>;
+	get(accountId: string, userId: string): Promise<MembershipRecord | null>;
+	listForUser(userId: string): Promise<MembershipRecord[]>;
+}
+
+export interface SessionStore {
+	create(session: SessionRecord): Promise<void>;
+	findByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
+	touch(id: string, lastUsedAt: Date): Promise<void>;
+	revoke(id: string, revokedAt: Date): Promise<void>;
+}
+
+export interface TenantStore {
+	create(tenant: TenantRecord): Promise<void>;
+	/** A tenant of `accountId`; null for another account's tenant. */
+	get(accountId: string, id: string): Promise<TenantRecord | null>;
+	/** Inbound routing by AS2-To (decisions.md): across accounts. */
+	findByAs2Id(as2Id: string): Promise<TenantRecord | null>;
+	findBySlug(accountId: string, slug: string): Promise<TenantRecord | null>;
+	/** Tenants of an account, oldest first; `ids` narrows to those tenants. */
+	list(accountId: string, page: PageRequest, filter?: { ids?: readonly string[] }): Promise<Page<TenantRecord>>;
+	update(
+		accountId: string,
+		id: string,
+		patch: Partial<Pick<TenantRecord, "name" | "as2Id" | "status">> & { updatedAt: Date },
+	): Promise<TenantRecord | null>;
+}
+
+export interface ApiKeyStore {
+	create(key: ApiKeyRecord): Promise<void>;
+	findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+	get(accountId: string, id: string): Promise<ApiKeyRecord | null>;
+	/** Keys of an account not revoked, newest first; `tenantId` narrows to one tenant's keys. */
+	list(accountId: string, page: PageRequest, filter?: { tenantId?: string }): Promise<Page<ApiKeyRecord>>;
+	touch(id: string, lastUsedAt: Date): Promise<void>;
+	revoke(accountId: string, id: string, revokedAt: Date): Promise<ApiKeyRecord | null>;
+}
+
+export interface EventStore {
+	append(event: EventRecord): Promise<void>;
+	get(id: string): Promise<EventRecord | null>;
+	/** Events of an account in the order they were written (by id sequence). */
+	list(filter: {
+		accountId: string;
+		tenantId?: string;
+		kind?: string;
+		afterId?: string;
+		limit?: number;
+	}): Promise<EventRecord[]>;
+}
+
+export type IdempotencyBegin =
+	| { outcome: "started"; record: IdempotencyRecord }
+	| { outcome: "existing"; record: IdempotencyRecord };
+
+export interface IdempotencyStore {
+	/**
+	 * Starts a keyed request atomically: inserts a pending record, or takes over a pending
+	 * one whose lock expired, or answers the existing record (pending or completed).
+	 */
+	begin(record: IdempotencyRecord, now: Date): Promise<IdempotencyBegin>;
+	get(scope: string, key: string): Promise<IdempotencyRecord | null>;
+	complete(scope: string, key: string, response: { status: number; body: string }): Promise<void>;
+	/** Forgets a key whose request failed on our side, so the client may retry it. */
+	release(scope: string, key: string): Promise<void>;
+	/** Deletes records past their retention; returns how many. */
+	purgeExpired(now: Date): Promise<number>;
+}
