@@ -1,7 +1,12 @@
 import { defineConfig } from "vitest/config";
 
+// "dev-source" resolves workspace packages to their TypeScript sources, so tests never run
+// against a stale dist/ (tests run in Node, hence the SSR resolver too).
+const conditions = ["dev-source"];
+
 export default defineConfig({
-	resolve: { conditions: ["dev-source"] },
+	resolve: { conditions },
+	ssr: { resolve: { conditions, externalConditions: conditions } },
 	test: {
 		include: [
 			"packages/*/src/**/*.test.ts",

@@ -1,0 +1,79 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { As2Store } from "@as2kit/core/store";
+import Database from "better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { type Exec, SqliteConnection } from "./connection.ts";
+import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
+import { createApiKeyStore } from "./repositories/api-keys.ts";
+import { createEventStore } from "./repositories/events.ts";
+import { createIdempotencyStore } from "./repositories/idempotency.ts";
+import { createIdStore } from "./repositories/ids.ts";
+import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
+import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createSessionStore } from "./repositories/sessions.ts";
+import { createTenantStore } from "./repositories/tenants.ts";
+import * as schema from "./schema.ts";
+
+export interface SqliteStoreOptions {
+	/** A file path, a `file:` URL, or `:memory:` (one private database, for tests). */
+	url: string;
+	/** How long a statement waits for another process's write lock (ms); default 5000. */
+	busyTimeoutMs?: number;
+}
+
+const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+
+/**
+ * Opens (creating if needed) a SQLite database in WAL mode, applies the migrations, and
+ * returns the storage port over it.
+ *
+ * @example
+ * const store = createSqliteStore({ url: "./data/as2.sqlite" });
+ */
+export function createSqliteStore(options: SqliteStoreOptions): As2Store {
+	const path = toPath(options.url);
+	if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+	const client = new Database(path);
+	client.pragma("journal_mode = WAL");
+	client.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+	// NORMAL is durable across application crashes in WAL mode; only an OS crash or power
+	// loss can lose the last commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
+	client.pragma("synchronous = NORMAL");
+	const db = drizzle(client, { schema });
+	migrate(db, { migrationsFolder: MIGRATIONS });
+	const connection = new SqliteConnection(db);
+	const transactionStore = storeOver(connection, connection.runInTransaction, null);
+	return storeOver(connection, connection.run, transactionStore);
+}
+
+function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: As2Store | null): As2Store {
+	const store: As2Store = {
+		accounts: createAccountStore(exec),
+		users: createUserStore(exec),
+		memberships: createMembershipStore(exec),
+		sessions: createSessionStore(exec),
+		tenants: createTenantStore(exec),
+		apiKeys: createApiKeyStore(exec),
+		events: createEventStore(exec),
+		idempotency: createIdempotencyStore(exec),
+		rateLimits: createRateLimitStore(exec),
+		usage: createUsageStore(exec),
+		jobs: createJobStore(exec),
+		schedules: createScheduleStore(exec),
+		ids: createIdStore(exec),
+		transaction: (fn) => connection.transaction(() => fn(transactionStore ?? store)),
+		close: async () => {
+			connection.db.$client.close();
+		},
+	};
+	return store;
+}
+
+function toPath(url: string): string {
+	if (url === ":memory:") return url;
+	if (url.startsWith("file:")) return url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
+	return url;
+}

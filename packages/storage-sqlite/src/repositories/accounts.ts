@@ -1,0 +1,58 @@
+import type {
+	AccountRecord,
+	AccountStore,
+	MembershipRecord,
+	MembershipStore,
+	UserRecord,
+	UserStore,
+} from "@as2kit/core/store";
+import { and, eq } from "drizzle-orm";
+import type { Exec } from "../connection.ts";
+import { accounts, memberships, users } from "../schema.ts";
+
+const toAccount = (row: typeof accounts.$inferSelect): AccountRecord => row as AccountRecord;
+
+export function createAccountStore(exec: Exec): AccountStore {
+	return {
+		create: (account) => exec((db) => void db.insert(accounts).values(account).run()),
+		get: (id) => exec((db) => db.select().from(accounts).where(eq(accounts.id, id)).get()).then(orNull(toAccount)),
+		findBySlug: (slug) =>
+			exec((db) => db.select().from(accounts).where(eq(accounts.slug, slug)).get()).then(orNull(toAccount)),
+		update: (id, patch) =>
+			exec((db) => db.update(accounts).set(patch).where(eq(accounts.id, id)).returning().get()).then(orNull(toAccount)),
+	};
+}
+
+export function createUserStore(exec: Exec): UserStore {
+	return {
+		create: (user) => exec((db) => void db.insert(users).values(user).run()),
+		get: (id) => exec((db) => db.select().from(users).where(eq(users.id, id)).get() ?? null),
+		findByEmail: (email) =>
+			exec((db): UserRecord | null => db.select().from(users).where(eq(users.email, email)).get() ?? null),
+	};
+}
+
+const toMembership = (row: typeof memberships.$inferSelect): MembershipRecord => row as MembershipRecord;
+
+export function createMembershipStore(exec: Exec): MembershipStore {
+	return {
+		create: (membership) => exec((db) => void db.insert(memberships).values(membership).run()),
+		get: (accountId, userId) =>
+			exec((db) =>
+				db
+					.select()
+					.from(memberships)
+					.where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
+					.get(),
+			).then(orNull(toMembership)),
+		listForUser: (userId) =>
+			exec((db) =>
+				db.select().from(memberships).where(eq(memberships.userId, userId)).orderBy(memberships.createdAt).all(),
+			).then((rows) => rows.map(toMembership)),
+	};
+}
+
+/** Maps a row that may be missing. */
+export function orNull<R, T>(map: (row: R) => T): (row: R | undefined) => T | null {
+	return (row) => (row === undefined ? null : map(row));
+}

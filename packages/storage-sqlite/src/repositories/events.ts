@@ -1,0 +1,32 @@
+import type { EventRecord, EventStore } from "@as2kit/core/store";
+import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import type { Exec } from "../connection.ts";
+import { events } from "../schema.ts";
+
+const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
+
+export function createEventStore(exec: Exec): EventStore {
+	return {
+		append: (event) => exec((db) => void db.insert(events).values(event).run()),
+		get: (id) =>
+			exec((db) => db.select().from(events).where(eq(events.id, id)).get()).then((row) => (row ? toEvent(row) : null)),
+		list: (filter) =>
+			exec((db) => {
+				const conditions: SQL[] = [eq(events.accountId, filter.accountId)];
+				if (filter.tenantId) conditions.push(eq(events.tenantId, filter.tenantId));
+				if (filter.kind) conditions.push(eq(events.kind, filter.kind));
+				if (filter.afterId) {
+					const after = db.select({ seq: events.seq }).from(events).where(eq(events.id, filter.afterId)).get();
+					if (after) conditions.push(gt(events.seq, after.seq));
+				}
+				return db
+					.select()
+					.from(events)
+					.where(and(...conditions))
+					.orderBy(asc(events.seq))
+					.limit(filter.limit ?? 1000)
+					.all()
+					.map(toEvent);
+			}),
+	};
+}

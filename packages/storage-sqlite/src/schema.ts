@@ -1,0 +1,189 @@
+/**
+ * The SQLite tables of the storage port: plural snake_case names and columns; instants as
+ * integer milliseconds (`timestamp_ms`), JSON as text. drizzle-kit generates the migrations
+ * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
+ */
+import type { Json } from "@as2kit/core/store";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const instant = (name: string) => integer(name, { mode: "timestamp_ms" });
+const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+
+export const sequences = sqliteTable("sequences", {
+	prefix: text("prefix").primaryKey(),
+	value: integer("value").notNull(),
+});
+
+export const accounts = sqliteTable("accounts", {
+	id: text("id").primaryKey(),
+	name: text("name").notNull(),
+	slug: text("slug").notNull().unique(),
+	plan: text("plan").notNull(),
+	status: text("status").notNull(),
+	createdAt: instant("created_at").notNull(),
+	updatedAt: instant("updated_at").notNull(),
+});
+
+export const users = sqliteTable("users", {
+	id: text("id").primaryKey(),
+	name: text("name").notNull(),
+	email: text("email").notNull().unique(),
+	passwordHash: text("password_hash").notNull(),
+	createdAt: instant("created_at").notNull(),
+	updatedAt: instant("updated_at").notNull(),
+});
+
+export const memberships = sqliteTable(
+	"memberships",
+	{
+		accountId: text("account_id").notNull(),
+		userId: text("user_id").notNull(),
+		role: text("role").notNull(),
+		createdAt: instant("created_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.accountId, t.userId] }), index("memberships_user_idx").on(t.userId)],
+);
+
+export const sessions = sqliteTable("sessions", {
+	id: text("id").primaryKey(),
+	userId: text("user_id").notNull(),
+	accountId: text("account_id").notNull(),
+	tokenHash: text("token_hash").notNull().unique(),
+	createdAt: instant("created_at").notNull(),
+	expiresAt: instant("expires_at").notNull(),
+	lastUsedAt: instant("last_used_at"),
+	revokedAt: instant("revoked_at"),
+});
+
+export const tenants = sqliteTable(
+	"tenants",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		name: text("name").notNull(),
+		slug: text("slug").notNull(),
+		as2Id: text("as2_id").notNull().unique(),
+		status: text("status").notNull(),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [
+		uniqueIndex("tenants_account_slug_idx").on(t.accountId, t.slug),
+		index("tenants_account_created_idx").on(t.accountId, t.createdAt),
+	],
+);
+
+export const apiKeys = sqliteTable(
+	"api_keys",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id"),
+		userId: text("user_id"),
+		name: text("name").notNull(),
+		keyPrefix: text("key_prefix").notNull(),
+		keyHash: text("key_hash").notNull().unique(),
+		keyLast4: text("key_last4").notNull(),
+		scope: text("scope").notNull(),
+		environment: text("environment").notNull(),
+		permissions: json<string[]>("permissions").notNull(),
+		allowedTenantIds: json<string[]>("allowed_tenant_ids"),
+		lastUsedAt: instant("last_used_at"),
+		expiresAt: instant("expires_at"),
+		createdAt: instant("created_at").notNull(),
+		revokedAt: instant("revoked_at"),
+	},
+	(t) => [index("api_keys_account_created_idx").on(t.accountId, t.createdAt)],
+);
+
+export const events = sqliteTable(
+	"events",
+	{
+		seq: integer("seq").primaryKey({ autoIncrement: true }),
+		id: text("id").notNull().unique(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id"),
+		kind: text("kind").notNull(),
+		data: json<{ [key: string]: Json }>("data").notNull(),
+		environment: text("environment").notNull(),
+		createdAt: instant("created_at").notNull(),
+	},
+	(t) => [index("events_account_seq_idx").on(t.accountId, t.seq)],
+);
+
+export const idempotencyKeys = sqliteTable(
+	"idempotency_keys",
+	{
+		scope: text("scope").notNull(),
+		key: text("key").notNull(),
+		fingerprint: text("fingerprint").notNull(),
+		state: text("state").notNull(),
+		responseStatus: integer("response_status"),
+		responseBody: text("response_body"),
+		createdAt: instant("created_at").notNull(),
+		lockedUntil: instant("locked_until"),
+		expiresAt: instant("expires_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_expires_idx").on(t.expiresAt)],
+);
+
+export const rateBuckets = sqliteTable("rate_buckets", {
+	key: text("key").primaryKey(),
+	tokens: real("tokens").notNull(),
+	updatedAt: instant("updated_at").notNull(),
+});
+
+export const rateSlots = sqliteTable(
+	"rate_slots",
+	{
+		id: text("id").primaryKey(),
+		key: text("key").notNull(),
+		expiresAt: instant("expires_at").notNull(),
+	},
+	(t) => [index("rate_slots_key_idx").on(t.key, t.expiresAt)],
+);
+
+export const usageCounters = sqliteTable(
+	"usage_counters",
+	{
+		accountId: text("account_id").notNull(),
+		period: text("period").notNull(),
+		metric: text("metric").notNull(),
+		value: integer("value").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.accountId, t.period, t.metric] })],
+);
+
+export const usageThresholds = sqliteTable(
+	"usage_thresholds",
+	{
+		accountId: text("account_id").notNull(),
+		period: text("period").notNull(),
+		metric: text("metric").notNull(),
+		threshold: integer("threshold").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.accountId, t.period, t.metric, t.threshold] })],
+);
+
+export const jobs = sqliteTable(
+	"jobs",
+	{
+		id: integer("id").primaryKey({ autoIncrement: true }),
+		kind: text("kind").notNull(),
+		payload: json<{ [key: string]: Json }>("payload").notNull(),
+		key: text("key").unique(),
+		priority: integer("priority").notNull(),
+		runAt: instant("run_at").notNull(),
+		attempts: integer("attempts").notNull(),
+		lockedBy: text("locked_by"),
+		lockedUntil: instant("locked_until"),
+		lastError: text("last_error"),
+		createdAt: instant("created_at").notNull(),
+	},
+	(t) => [index("jobs_due_idx").on(t.runAt), index("jobs_kind_due_idx").on(t.kind, t.runAt)],
+);
+
+export const schedules = sqliteTable("schedules", {
+	name: text("name").primaryKey(),
+	period: text("period").notNull(),
+});

@@ -1,0 +1,74 @@
+import { expect } from "vitest";
+import { at, T0 } from "./fixtures.ts";
+import type { ConformanceTest } from "./types.ts";
+
+const lease = { workerId: "w1", leaseMs: 30_000 };
+
+export const jobTests = {
+	"jobs - claimed when due, by priority then age, payload intact": async ({ store }) => {
+		await store.jobs.enqueue({ kind: "a", payload: { n: 1, list: ["x"] }, runAt: at(2) }, T0);
+		await store.jobs.enqueue({ kind: "a", payload: { n: 2 }, runAt: at(1) }, T0);
+		await store.jobs.enqueue({ kind: "a", payload: { n: 3 }, runAt: at(3), priority: 10 }, T0);
+		await store.jobs.enqueue({ kind: "a", payload: { n: 4 }, runAt: at(100) }, T0);
+		expect(await store.jobs.claim({ ...lease, limit: 10, now: T0 })).toEqual([]);
+		const claimed = await store.jobs.claim({ ...lease, limit: 10, now: at(5) });
+		expect(claimed.map((j) => j.payload.n)).toEqual([3, 2, 1]);
+		expect(claimed[2]).toMatchObject({ kind: "a", payload: { n: 1, list: ["x"] }, attempts: 1, lockedBy: "w1" });
+		expect(claimed[2]?.lockedUntil).toEqual(at(35));
+	},
+	"jobs - a claimed job is not claimed again until its lease expires": async ({ store }) => {
+		await store.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0);
+		expect(await store.jobs.claim({ ...lease, limit: 1, now: T0 })).toHaveLength(1);
+		expect(await store.jobs.claim({ workerId: "w2", leaseMs: 30_000, limit: 1, now: at(29) })).toHaveLength(0);
+		const again = await store.jobs.claim({ workerId: "w2", leaseMs: 30_000, limit: 1, now: at(31) });
+		expect(again.map((j) => [j.lockedBy, j.attempts])).toEqual([["w2", 2]]);
+		// The first worker lost its lease: it can neither complete nor retry the job.
+		expect(await store.jobs.complete(again[0]!.id, "w1")).toBe(false);
+		expect(await store.jobs.retry(again[0]!.id, "w1", { runAt: at(40), error: "x" })).toBe(false);
+		expect(await store.jobs.complete(again[0]!.id, "w2")).toBe(true);
+		expect(await store.jobs.get(again[0]!.id)).toBeNull();
+	},
+	"jobs - concurrent claimers never share a job": async ({ store }) => {
+		for (let i = 0; i < 20; i++) await store.jobs.enqueue({ kind: "a", payload: { i }, runAt: T0 }, T0);
+		const batches = await Promise.all(
+			Array.from({ length: 8 }, (_, w) => store.jobs.claim({ workerId: `w${w}`, leaseMs: 1000, limit: 3, now: T0 })),
+		);
+		const ids = batches.flat().map((j) => j.id);
+		expect(ids).toHaveLength(20);
+		expect(new Set(ids).size).toBe(20);
+	},
+	"jobs - retry unlocks for later with the error kept; extendLease keeps it held": async ({ store }) => {
+		const job = (await store.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0))!;
+		await store.jobs.claim({ ...lease, limit: 1, now: T0 });
+		expect(await store.jobs.extendLease(job.id, "w1", at(100))).toBe(true);
+		expect(await store.jobs.claim({ workerId: "w2", leaseMs: 1, limit: 1, now: at(50) })).toHaveLength(0);
+		expect(await store.jobs.retry(job.id, "w1", { runAt: at(200), error: "boom" })).toBe(true);
+		expect(await store.jobs.get(job.id)).toMatchObject({
+			lockedBy: null,
+			lastError: "boom",
+			runAt: at(200),
+			attempts: 1,
+		});
+		expect(await store.jobs.claim({ ...lease, limit: 1, now: at(199) })).toHaveLength(0);
+		expect(await store.jobs.claim({ ...lease, limit: 1, now: at(200) })).toHaveLength(1);
+	},
+	"jobs - kinds filter claims; keys de-duplicate live jobs only": async ({ store }) => {
+		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
+		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).toBeNull();
+		await store.jobs.enqueue({ kind: "other", payload: {}, runAt: T0 }, T0);
+		const claimed = await store.jobs.claim({ ...lease, kinds: ["scan"], limit: 10, now: T0 });
+		expect(claimed.map((j) => j.kind)).toEqual(["scan"]);
+		expect((await store.jobs.list({ kind: "other" })).length).toBe(1);
+		await store.jobs.complete(claimed[0]!.id, "w1");
+		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
+	},
+	"schedules - one claim per period across callers": async ({ store }) => {
+		const first = await Promise.all(
+			Array.from({ length: 5 }, () => store.schedules.claimPeriod("scan", "2026-01-01T00")),
+		);
+		expect(first.filter(Boolean)).toHaveLength(1);
+		expect(await store.schedules.claimPeriod("scan", "2026-01-01T00")).toBe(false);
+		expect(await store.schedules.claimPeriod("scan", "2026-01-01T01")).toBe(true);
+		expect(await store.schedules.claimPeriod("other", "2026-01-01T00")).toBe(true);
+	},
+} satisfies Record<string, ConformanceTest>;

@@ -1,0 +1,55 @@
+import { expect } from "vitest";
+import { at, T0 } from "./fixtures.ts";
+import type { ConformanceTest } from "./types.ts";
+
+const bucket = { key: "acc_000001", capacity: 3, refillPerSecond: 1 };
+
+export const limitTests = {
+	"rate limits - a full bucket allows its capacity, then refuses with a wait": async ({ store }) => {
+		const results = [];
+		for (let i = 0; i < 4; i++) results.push(await store.rateLimits.take({ ...bucket, now: T0 }));
+		expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+			[true, 2],
+			[true, 1],
+			[true, 0],
+			[false, 0],
+		]);
+		expect(results[3]?.retryAfterSeconds).toBe(1);
+		expect(results[2]?.resetAt).toEqual(at(3));
+	},
+	"rate limits - refills with time, never above capacity": async ({ store }) => {
+		for (let i = 0; i < 3; i++) await store.rateLimits.take({ ...bucket, now: T0 });
+		expect((await store.rateLimits.take({ ...bucket, now: at(1.5) })).allowed).toBe(true);
+		expect((await store.rateLimits.take({ ...bucket, now: at(1.5) })).allowed).toBe(false);
+		const later = await store.rateLimits.take({ ...bucket, now: at(1000) });
+		expect([later.allowed, later.remaining]).toEqual([true, 2]);
+	},
+	"rate limits - concurrent takes never exceed the capacity": async ({ store }) => {
+		const results = await Promise.all(Array.from({ length: 10 }, () => store.rateLimits.take({ ...bucket, now: T0 })));
+		expect(results.filter((r) => r.allowed)).toHaveLength(3);
+	},
+	"rate limits - concurrency slots are limited, released, and expire": async ({ store }) => {
+		const slot = { key: "acc_000001", limit: 2, now: T0, expiresAt: at(60) };
+		const a = await store.rateLimits.acquireSlot(slot);
+		const b = await store.rateLimits.acquireSlot(slot);
+		expect(a).not.toBeNull();
+		expect(b).not.toBeNull();
+		expect(await store.rateLimits.acquireSlot(slot)).toBeNull();
+		expect(await store.rateLimits.acquireSlot({ ...slot, key: "acc_000002" })).not.toBeNull();
+		await store.rateLimits.releaseSlot(a!);
+		expect(await store.rateLimits.acquireSlot(slot)).not.toBeNull();
+		expect(await store.rateLimits.acquireSlot({ ...slot, now: at(61), expiresAt: at(120) })).not.toBeNull();
+	},
+	"usage - counters add up per account, period and metric; thresholds fire once": async ({ store }) => {
+		const counter = { accountId: "acc_000001", period: "2026-01", metric: "messages" };
+		expect(await store.usage.get(counter)).toBe(0);
+		expect(await store.usage.increment({ ...counter, by: 1 })).toBe(1);
+		expect(await store.usage.increment({ ...counter, by: 5 })).toBe(6);
+		expect(await store.usage.get({ ...counter, period: "2026-02" })).toBe(0);
+		await Promise.all(Array.from({ length: 10 }, () => store.usage.increment({ ...counter, by: 1 })));
+		expect(await store.usage.get(counter)).toBe(16);
+		expect(await store.usage.markThreshold({ ...counter, threshold: 75 })).toBe(true);
+		expect(await store.usage.markThreshold({ ...counter, threshold: 75 })).toBe(false);
+		expect(await store.usage.markThreshold({ ...counter, threshold: 90 })).toBe(true);
+	},
+} satisfies Record<string, ConformanceTest>;
