@@ -1,0 +1,59 @@
+import type { AccountRecord, PlanName } from "@as2kit/core/store";
+import type { ServiceDeps } from "./deps.ts";
+import { recordEvent } from "./events.ts";
+import { planOf } from "./plans.ts";
+import { type Principal, requirePermission } from "./principal.ts";
+import { notFound } from "./validation-error.ts";
+import { accountView, planLimitsView } from "./views/account-views.ts";
+import { formatInstant } from "./views/instant.ts";
+
+export interface AccountPatch {
+	name?: string | undefined;
+	plan?: PlanName | undefined;
+}
+
+export function createAccountService({ store, now, config }: ServiceDeps) {
+	return {
+		async get(principal: Principal): Promise<AccountRecord> {
+			requirePermission(principal, "accounts:read");
+			return (await store.accounts.get(principal.accountId)) ?? Promise.reject(notFound("account"));
+		},
+
+		/**
+		 * `PATCH /v1/account`: `account.updated`, and for a plan change (which needs billing:write)
+		 * `billing.subscription_updated` too; the reference server takes no payments, so the
+		 * change is immediate.
+		 */
+		async update(principal: Principal, patch: AccountPatch): Promise<AccountRecord> {
+			requirePermission(principal, "accounts:write");
+			if (patch.plan !== undefined) requirePermission(principal, "billing:write");
+			return store.transaction(async (tx) => {
+				const previous = await tx.accounts.get(principal.accountId);
+				if (!previous) throw notFound("account");
+				const at = now();
+				const account = (await tx.accounts.update(principal.accountId, { ...patch, updatedAt: at }))!;
+				const common = { accountId: account.id, tenantId: null, environment: principal.environment };
+				await recordEvent(tx, { ...common, kind: "account.updated", data: accountView(account) }, at);
+				if (patch.plan !== undefined && patch.plan !== previous.plan) {
+					await recordEvent(
+						tx,
+						{
+							...common,
+							kind: "billing.subscription_updated",
+							data: {
+								account_id: account.id,
+								plan: account.plan,
+								previous_plan: previous.plan,
+								status: "active",
+								limits: planLimitsView(planOf(account.plan, config.enterpriseLimits)),
+								changed_at: formatInstant(at),
+							},
+						},
+						at,
+					);
+				}
+				return account;
+			});
+		},
+	};
+}

@@ -1,0 +1,52 @@
+import type { As2Store, BlobStore } from "@as2kit/core/store";
+import { createAccountService } from "./accounts.ts";
+import { createApiKeyService } from "./api-keys.ts";
+import { createAuthService } from "./auth.ts";
+import { createAuthenticator } from "./authenticate.ts";
+import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
+import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
+import { createIdempotency } from "./idempotency.ts";
+import { createRateLimiter } from "./rate-limits.ts";
+import { deriveKey } from "./secrets/tokens.ts";
+import { createTenantService } from "./tenants.ts";
+
+export interface ServiceOptions {
+	store: As2Store;
+	blobs: BlobStore;
+	config: Partial<ServiceConfig> & Pick<ServiceConfig, "masterKey">;
+	now?: () => Date;
+	logger?: Logger;
+}
+
+/**
+ * The as2kit engine, framework-free: every operation of the REST surface as a function of a
+ * principal and plain input. The Hono host (`createApp`) is one way to call it; embedders may
+ * call it directly.
+ *
+ * @example
+ * const service = createService({ store, blobs, config: { masterKey } });
+ * const { token } = await service.auth.register({ name: "Acme", email, password });
+ */
+export function createService(options: ServiceOptions) {
+	const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config };
+	const deps: ServiceDeps = {
+		store: options.store,
+		blobs: options.blobs,
+		config,
+		now: options.now ?? (() => new Date()),
+		logger: options.logger ?? SILENT_LOGGER,
+		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
+	};
+	return {
+		deps,
+		authenticate: createAuthenticator(deps),
+		admit: createRateLimiter(deps),
+		beginIdempotent: createIdempotency(deps),
+		auth: createAuthService(deps),
+		apiKeys: createApiKeyService(deps),
+		accounts: createAccountService(deps),
+		tenants: createTenantService(deps),
+	};
+}
+
+export type Service = ReturnType<typeof createService>;

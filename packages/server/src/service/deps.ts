@@ -1,0 +1,33 @@
+import type { As2Store, BlobStore } from "@as2kit/core/store";
+import type { ServiceConfig } from "./config.ts";
+
+/** A structured logger (pino's shape); the engine never prints. */
+export interface Logger {
+	debug(object: object, message?: string): void;
+	info(object: object, message?: string): void;
+	warn(object: object, message?: string): void;
+	error(object: object, message?: string): void;
+	child(bindings: object): Logger;
+}
+
+/** Everything the engine talks to, injected so that tests and embedders choose. */
+export interface ServiceDeps {
+	store: As2Store;
+	blobs: BlobStore;
+	config: ServiceConfig;
+	/** The clock; tests inject a controllable one. */
+	now: () => Date;
+	logger: Logger;
+	/** Derived once from the master key: the HMAC key of API keys and session tokens. */
+	tokenKey: Uint8Array;
+}
+
+export const SILENT_LOGGER: Logger = {
+	debug() {},
+	info() {},
+	warn() {},
+	error() {},
+	child() {
+		return SILENT_LOGGER;
+	},
+};

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import type { As2Store, JobRecord } from "@as2kit/core/store";
+import type { Logger } from "../deps.ts";
+
+/** Thrown by a handler to run the job again at `runAt` (keeping its payload). */
+export class RetryJob extends Error {
+	constructor(
+		readonly runAt: Date,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+export type JobHandler = (job: JobRecord, context: { signal: AbortSignal }) => Promise<void>;
+
+export interface WorkerOptions {
+	store: As2Store;
+	now: () => Date;
+	logger: Logger;
+	handlers: Readonly<Record<string, JobHandler>>;
+	/** Jobs run at once by this worker; default 8. */
+	concurrency?: number;
+	/** Lease length; a running job's lease is renewed every third of it. Default 60 s. */
+	leaseMs?: number;
+	/** Sleep between polls when idle; `wake()` cuts it short. Default 500 ms. */
+	pollMs?: number;
+	workerId?: string;
+}
+
+export interface Worker {
+	readonly workerId: string;
+	start(): void;
+	/** New jobs exist: poll now rather than after the idle sleep. */
+	wake(): void;
+	/** Stops claiming, lets running jobs finish, resolves when they have. */
+	stop(): Promise<void>;
+}
+
+/**
+ * Runs durable jobs (DESIGN.md, Work in the background): claims due jobs with a lease,
+ * renews the lease while a handler runs, completes or reschedules it. A handler that throws
+ * `RetryJob` runs again when it asks; any other error retries with exponential backoff
+ * (capped at an hour). A worker that dies leaves its jobs to be claimed again after the lease.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+	const { store, now, logger, handlers } = options;
+	const concurrency = options.concurrency ?? 8;
+	const leaseMs = options.leaseMs ?? 60_000;
+	const pollMs = options.pollMs ?? 500;
+	const workerId = options.workerId ?? `worker-${randomUUID()}`;
+	const kinds = Object.keys(handlers);
+	const running = new Set<Promise<void>>();
+	const stopping = new AbortController();
+	let started = false;
+	let loop: Promise<void> | null = null;
+	let wakeUp: (() => void) | null = null;
+
+	async function runOne(job: JobRecord): Promise<void> {
+		const handler = handlers[job.kind]!;
+		const renew = setInterval(() => {
+			store.jobs.extendLease(job.id, workerId, new Date(now().getTime() + leaseMs)).catch((error: unknown) => {
+				logger.warn({ err: error, jobId: job.id }, "lease renewal failed");
+			});
+		}, leaseMs / 3);
+		try {
+			await handler(job, { signal: stopping.signal });
+			await store.jobs.complete(job.id, workerId);
+		} catch (error) {
+			const runAt =
+				error instanceof RetryJob
+					? error.runAt
+					: new Date(now().getTime() + Math.min(3600_000, 1000 * 2 ** Math.min(job.attempts, 12)));
+			if (!(error instanceof RetryJob)) logger.error({ err: error, jobId: job.id, kind: job.kind }, "job failed");
+			await store.jobs.retry(job.id, workerId, { runAt, error: String((error as Error)?.message ?? error) });
+		} finally {
+			clearInterval(renew);
+		}
+	}
+
+	async function poll(): Promise<void> {
+		while (!stopping.signal.aborted) {
+			let claimed: JobRecord[] = [];
+			const free = concurrency - running.size;
+			if (free > 0) {
+				try {
+					claimed = await store.jobs.claim({ kinds, limit: free, workerId, leaseMs, now: now() });
+				} catch (error) {
+					logger.error({ err: error }, "claiming jobs failed");
+				}
+			}
+			for (const job of claimed) {
+				const task = runOne(job).catch((error: unknown) =>
+					logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
+				);
+				running.add(task);
+				void task.finally(() => {
+					running.delete(task);
+					wakeUp?.();
+				});
+			}
+			if (claimed.length === 0 || running.size >= concurrency) {
+				await new Promise<void>((resolve) => {
+					const timer = setTimeout(resolve, pollMs);
+					wakeUp = () => {
+						clearTimeout(timer);
+						resolve();
+					};
+				});
+				wakeUp = null;
+			}
+		}
+	}
+
+	return {
+		workerId,
+		start() {
+			if (started || kinds.length === 0) return;
+			started = true;
+			loop = poll();
+		},
+		wake() {
+			wakeUp?.();
+		},
+		async stop() {
+			stopping.abort();
+			wakeUp?.();
+			await loop;
+			await Promise.all(running);
+		},
+	};
+}

@@ -1,0 +1,75 @@
+import type { PlanName } from "@as2kit/core/store";
+
+/** Every limit of a plan in one place (interface spec, Limits; decisions.md, Usage). */
+export interface Plan {
+	name: PlanName;
+	/** Token bucket: refill per minute, capacity (burst), requests in flight. null = unlimited. */
+	requestsPerMinute: number | null;
+	burst: number | null;
+	concurrent: number | null;
+	maxPayloadBytes: number;
+	/** null = unlimited. */
+	partners: number | null;
+	certificates: number | null;
+	partnerTestsPerHour: number | null;
+	monthlyLiveMessages: number | null;
+}
+
+const MB = 1024 * 1024;
+
+export const PLANS: Readonly<Record<PlanName, Plan>> = {
+	free: {
+		name: "free",
+		requestsPerMinute: 100,
+		burst: 20,
+		concurrent: 5,
+		maxPayloadBytes: 50 * MB,
+		partners: 5,
+		certificates: 10,
+		partnerTestsPerHour: 10,
+		monthlyLiveMessages: 1_000,
+	},
+	starter: {
+		name: "starter",
+		requestsPerMinute: 300,
+		burst: 60,
+		concurrent: 10,
+		maxPayloadBytes: 100 * MB,
+		partners: 10,
+		certificates: 25,
+		partnerTestsPerHour: 50,
+		monthlyLiveMessages: 10_000,
+	},
+	professional: {
+		name: "professional",
+		requestsPerMinute: 1000,
+		burst: 200,
+		concurrent: 25,
+		maxPayloadBytes: 500 * MB,
+		partners: null,
+		certificates: 100,
+		partnerTestsPerHour: 200,
+		monthlyLiveMessages: 100_000,
+	},
+	enterprise: {
+		name: "enterprise",
+		requestsPerMinute: null,
+		burst: null,
+		concurrent: null,
+		maxPayloadBytes: 2048 * MB,
+		partners: null,
+		certificates: null,
+		partnerTestsPerHour: null,
+		monthlyLiveMessages: null,
+	},
+};
+
+export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+
+/** The plan with the deployment's custom Enterprise limits applied. */
+export function planOf(
+	name: PlanName,
+	enterprise: Partial<Record<"requestsPerMinute" | "burst" | "concurrent", number>> = {},
+): Plan {
+	return name === "enterprise" ? { ...PLANS.enterprise, ...enterprise } : PLANS[name];
+}

@@ -1,0 +1,115 @@
+import { createSqliteStore } from "@as2kit/storage-sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { createScheduler } from "../../src/service/jobs/scheduler.ts";
+import { createWorker, RetryJob } from "../../src/service/jobs/worker.ts";
+import { TestClock } from "../helpers/test-app.ts";
+
+const store = createSqliteStore({ url: ":memory:" });
+const clock = new TestClock();
+afterEach(async () => {
+	for (const job of await store.jobs.list()) {
+		await store.jobs.claim({ workerId: "cleanup", leaseMs: 1, limit: 100, now: new Date(8e15) });
+		await store.jobs.complete(job.id, "cleanup");
+	}
+});
+
+const waitFor = async (condition: () => Promise<boolean> | boolean) => {
+	for (let i = 0; i < 200; i++) {
+		if (await condition()) return;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+	throw new Error("condition not met in 2 s");
+};
+
+describe("job worker", () => {
+	it("runs due jobs and removes them; a RetryJob runs again when it asks", async () => {
+		const seen: number[] = [];
+		let attempt = 0;
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			handlers: {
+				record: async (job) => {
+					seen.push(job.payload.n as number);
+				},
+				flaky: async () => {
+					attempt++;
+					if (attempt === 1) throw new RetryJob(new Date(clock.now().getTime() + 30_000), "later");
+				},
+			},
+		});
+		await store.jobs.enqueue({ kind: "record", payload: { n: 1 }, runAt: clock.now() }, clock.now());
+		await store.jobs.enqueue({ kind: "flaky", payload: {}, runAt: clock.now() }, clock.now());
+		worker.start();
+		await waitFor(
+			async () =>
+				seen.length === 1 && attempt === 1 && (await store.jobs.list({ kind: "flaky" }))[0]?.lockedBy === null,
+		);
+		const [flaky] = await store.jobs.list({ kind: "flaky" });
+		expect(flaky).toMatchObject({ lastError: "later", attempts: 1 });
+		expect(await store.jobs.list({ kind: "record" })).toEqual([]);
+		clock.advance(30);
+		worker.wake();
+		await waitFor(async () => (await store.jobs.list()).length === 0);
+		expect(attempt).toBe(2);
+		await worker.stop();
+	});
+
+	it("retries a handler's unexpected error with backoff, keeping the job", async () => {
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			handlers: {
+				broken: async () => {
+					throw new Error("boom");
+				},
+			},
+		});
+		const job = (await store.jobs.enqueue({ kind: "broken", payload: {}, runAt: clock.now() }, clock.now()))!;
+		worker.start();
+		await waitFor(async () => (await store.jobs.get(job.id))?.lastError === "boom");
+		await worker.stop();
+		const after = await store.jobs.get(job.id);
+		expect(after?.runAt.getTime()).toBe(clock.now().getTime() + 2000);
+	});
+
+	it("stop() waits for running jobs to finish", async () => {
+		let finished = false;
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			handlers: {
+				slow: async () => {
+					await new Promise((r) => setTimeout(r, 100));
+					finished = true;
+				},
+			},
+		});
+		await store.jobs.enqueue({ kind: "slow", payload: {}, runAt: clock.now() }, clock.now());
+		worker.start();
+		await waitFor(async () => (await store.jobs.list())[0]?.lockedBy === worker.workerId);
+		await worker.stop();
+		expect(finished).toBe(true);
+		expect(await store.jobs.list()).toEqual([]);
+	});
+});
+
+describe("scheduler", () => {
+	it("enqueues a periodic task once per period even when several instances tick", async () => {
+		const tasks = [{ name: "maintenance.test", everySeconds: 3600 }];
+		const instances = [1, 2, 3].map(() => createScheduler({ store, now: clock.now, logger: SILENT_LOGGER, tasks }));
+		await Promise.all(instances.map((s) => s.tick()));
+		await Promise.all(instances.map((s) => s.tick()));
+		expect(await store.jobs.list({ kind: "maintenance.test" })).toHaveLength(1);
+		clock.advance(3600);
+		await Promise.all(instances.map((s) => s.tick()));
+		expect(await store.jobs.list({ kind: "maintenance.test" })).toHaveLength(2);
+	});
+});
