@@ -1,7 +1,21 @@
-// `npm start` until the reference server lands (issue #3): say what is available today.
-console.log(`as2kit: the reference server is not built yet (issue #3).
-Available today: the protocol engine @as2kit/core and its command line:
-  npx as2kit keygen --name me --out ./keys
-  npx as2kit build --payload FILE --from ME --to PARTNER ... --out-headers H --out-body B
-  npx as2kit parse --headers H --body B ... --out-payload F
-  npx as2kit mdn | verify-mdn ...   (npx as2kit --help for all options)`);
+// `npm start`: the reference server, configured by the environment (decisions.md) and
+// `--role api|worker|all`. SIGTERM or SIGINT drains and exits 0 (1 if the drain timed out).
+import { configFromEnv } from "../node/config-from-env.ts";
+import { startServer } from "../node/create-server.ts";
+
+try {
+	const server = await startServer(configFromEnv(process.env, process.argv.slice(2)));
+	let stopping = false;
+	const stop = async (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		console.error(`as2kit: ${signal} received, draining`);
+		const drained = await server.close();
+		process.exit(drained ? 0 : 1);
+	};
+	process.on("SIGTERM", () => void stop("SIGTERM"));
+	process.on("SIGINT", () => void stop("SIGINT"));
+} catch (error) {
+	console.error(`as2kit: ${error instanceof Error ? error.message : String(error)}`);
+	process.exit(1);
+}

@@ -1,0 +1,65 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { Service } from "../service/create-service.ts";
+import type { Logger } from "../service/deps.ts";
+import type { AppEnv } from "./context.ts";
+import { renderError, renderNotFound } from "./errors.ts";
+import { HttpMetrics } from "./metrics.ts";
+import { authenticate } from "./middleware/authenticate.ts";
+import { negotiate } from "./middleware/negotiate.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { accountRoutes } from "./routes/account.ts";
+import { apiKeyRoutes } from "./routes/api-keys.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { operationRoutes } from "./routes/operations.ts";
+import { tenantRoutes } from "./routes/tenants.ts";
+
+export interface AppOptions {
+	service: Service;
+	logger?: Logger;
+	/** The client's address, for per-address limits; the Node entry reads the socket. */
+	clientIp?: (c: Context) => string;
+	/** Bearer token that `/metrics` requires; open when null. */
+	metricsToken?: string | null;
+	/** The prefix the app is mounted under, for the OpenAPI `servers` entry. */
+	basePath?: string;
+	metrics?: HttpMetrics;
+}
+
+/**
+ * The REST surface of as2kit as a Hono app: mount it in another Hono app
+ * (`parent.route("/as2kit", createApp(...))`) or serve its `fetch` anywhere.
+ *
+ * @example
+ * const app = createApp({ service: createService({ store, blobs, config: { masterKey } }) });
+ * serve({ fetch: app.fetch, port: 8080 });
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+	const service = options.service;
+	const logger = options.logger ?? service.deps.logger;
+	const metrics = options.metrics ?? new HttpMetrics();
+	const clientIp = options.clientIp ?? defaultClientIp;
+	const app = new Hono<AppEnv>();
+	app.onError(renderError);
+	app.notFound(renderNotFound);
+	app.use("*", requestContext(service, logger, metrics));
+	app.use("/auth/*", negotiate());
+	app.use("/v1/*", negotiate());
+	app.use("/v1/*", authenticate({ rateLimit: true, clientIp }));
+
+	app.route("/auth", authRoutes({ clientIp }));
+	app.route("/v1/api-keys", apiKeyRoutes());
+	app.route("/v1/account", accountRoutes());
+	app.route("/v1/tenants", tenantRoutes());
+	app.route(
+		"/",
+		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),
+	);
+	return app;
+}
+
+/** The socket's peer address under @hono/node-server; "unknown" elsewhere (tests, other runtimes). */
+function defaultClientIp(c: Context): string {
+	const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+	return incoming?.socket?.remoteAddress ?? "unknown";
+}

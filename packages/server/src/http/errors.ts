@@ -1,0 +1,53 @@
+import { As2Error, isAs2Error } from "@as2kit/core";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "./context.ts";
+
+/**
+ * The one error renderer (style-anchors §4.5): a 422 carries both shapes of the spec, every
+ * other error the categorized shape; the status comes from the code registry. Errors that are
+ * not As2Errors are logged with the request id and answered as a bare 500, so no driver
+ * message or SQL ever reaches a client.
+ */
+export function renderError(error: unknown, c: Context<AppEnv>): Response {
+	const known = toKnownError(error, c);
+	const body = {
+		message: known.message,
+		...(known.status === 422 ? { errors: known.fieldErrors ?? { request: [known.message] } } : {}),
+		error: known.toJSON(),
+	};
+	const retryAfter = known.details?.retry_after_seconds;
+	if (typeof retryAfter === "number") {
+		c.header("Retry-After", String(retryAfter));
+		if (known.type === "rate_limit_error") c.header("X-RateLimit-Retry-After", String(retryAfter));
+	}
+	const limits = known.details?.rate_limit as { limit: number; remaining: number; reset: number } | null | undefined;
+	if (limits) setRateLimitHeaders(c, limits);
+	return c.json(body, known.status as ContentfulStatusCode);
+}
+
+export function setRateLimitHeaders(c: Context, limits: { limit: number; remaining: number; reset: number }): void {
+	c.header("X-RateLimit-Limit", String(limits.limit));
+	c.header("X-RateLimit-Remaining", String(limits.remaining));
+	c.header("X-RateLimit-Reset", String(limits.reset));
+}
+
+function toKnownError(error: unknown, c: Context<AppEnv>): As2Error {
+	if (isAs2Error(error)) {
+		if (error.status >= 500) c.var.log?.error({ err: error }, "request failed");
+		return error;
+	}
+	if (error instanceof HTTPException && error.status < 500) {
+		if (error.status === 413) return new As2Error("REQUEST_TOO_LARGE", "the request body is too large");
+		return new As2Error(error.status === 404 ? "NOT_FOUND" : "VALIDATION_FAILED", error.message || "bad request");
+	}
+	c.var.log?.error({ err: error }, "unexpected error");
+	return new As2Error("INTERNAL_ERROR", "internal server error", {
+		details: { request_id: c.var.requestId },
+	});
+}
+
+export function renderNotFound(c: Context<AppEnv>): Response {
+	return renderError(new As2Error("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`), c);
+}

@@ -1,0 +1,46 @@
+import { As2Error, isAs2Error } from "@as2kit/core";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context.ts";
+import { setRateLimitHeaders } from "../errors.ts";
+
+export interface AuthenticateOptions {
+	/** Count the request against the account's rate limits and report them in headers. */
+	rateLimit: boolean;
+	/** The client address, for limiting requests that carry no valid credential. */
+	clientIp: (c: Context) => string;
+}
+
+/**
+ * `Authorization: Bearer <API key or session token>` and `X-Tenant-ID` → `c.var.principal`.
+ * Then the account's rate limits (decisions.md): a 429 carries Retry-After, and every
+ * response the X-RateLimit-* headers. Requests without a valid credential are limited by
+ * client address on the Free plan's budget, so guessing keys is slow.
+ */
+export function authenticate(options: AuthenticateOptions): MiddlewareHandler<AppEnv> {
+	return async (c, next) => {
+		const service = c.var.service;
+		const header = c.req.header("authorization") ?? "";
+		const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+		let principal: AppEnv["Variables"]["principal"];
+		try {
+			if (!match) throw new As2Error("invalid_api_key", "send Authorization: Bearer <API key>");
+			principal = await service.authenticate(match[1]!, c.req.header("x-tenant-id") ?? null);
+		} catch (error) {
+			if (isAs2Error(error) && error.type === "authentication_error" && options.rateLimit) {
+				const admission = await service.admit(`ip:${options.clientIp(c)}`, "free");
+				await admission.release();
+				if (admission.headers) setRateLimitHeaders(c, admission.headers);
+			}
+			throw error;
+		}
+		c.set("principal", principal);
+		if (!options.rateLimit) return next();
+		const admission = await service.admit(`account:${principal.accountId}`, principal.plan);
+		if (admission.headers) setRateLimitHeaders(c, admission.headers);
+		try {
+			await next();
+		} finally {
+			await admission.release();
+		}
+	};
+}

@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { Service } from "../../service/create-service.ts";
+import type { Logger } from "../../service/deps.ts";
+import type { AppEnv } from "../context.ts";
+import type { HttpMetrics } from "../metrics.ts";
+
+const SAFE_REQUEST_ID = /^[\w.:-]{1,100}$/;
+
+/**
+ * First on every request: a request id (the caller's X-Request-Id when sane, else a new
+ * one) echoed back and bound to every log line, one access log line, and the metrics.
+ */
+export function requestContext(service: Service, logger: Logger, metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
+	return async (c, next) => {
+		const started = performance.now();
+		const given = c.req.header("x-request-id");
+		const requestId = given && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+		const log = logger.child({ requestId });
+		c.set("service", service);
+		c.set("requestId", requestId);
+		c.set("log", log);
+		await next();
+		c.header("X-Request-Id", requestId);
+		const seconds = (performance.now() - started) / 1000;
+		const route = routePath(c, -1) || "unmatched";
+		metrics.observe(c.req.method, route, c.res.status, seconds);
+		log.info(
+			{ method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(seconds * 1000) },
+			"request",
+		);
+	};
+}

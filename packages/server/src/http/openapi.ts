@@ -1,0 +1,130 @@
+import type { MiddlewareHandler } from "hono";
+import { describeRoute, resolver } from "hono-openapi";
+import * as v from "valibot";
+
+/** The categorized error shape (interface spec, Errors 2). */
+export const errorSchema = v.object({
+	message: v.optional(v.string()),
+	error: v.object({
+		type: v.picklist([
+			"authentication_error",
+			"authorization_error",
+			"validation_error",
+			"resource_error",
+			"rate_limit_error",
+			"transmission_error",
+			"certificate_error",
+			"billing_error",
+			"partner_error",
+			"server_error",
+		]),
+		code: v.string(),
+		message: v.optional(v.string()),
+		details: v.optional(v.record(v.string(), v.unknown())),
+	}),
+});
+
+/** A 422 carries both shapes at once (decisions.md, Errors). */
+export const validationErrorSchema = v.object({
+	message: v.string(),
+	errors: v.record(v.string(), v.array(v.string())),
+	error: errorSchema.entries.error,
+});
+
+const errorContent = (schema: v.GenericSchema = errorSchema) => ({ "application/json": { schema: resolver(schema) } });
+
+const COMMON_ERRORS = {
+	422: { description: "validation failed (query, headers or body)", content: errorContent(validationErrorSchema) },
+	401: {
+		description: "missing, unknown, revoked (invalid_api_key) or expired (expired_api_key) credential",
+		content: errorContent(),
+	},
+	403: { description: "the key lacks the permission (insufficient_scope)", content: errorContent() },
+	429: {
+		description: "rate or concurrency limit reached; wait Retry-After seconds",
+		content: errorContent(),
+		headers: {
+			"Retry-After": { schema: { type: "integer" } },
+			"X-RateLimit-Retry-After": { schema: { type: "integer" } },
+		},
+	},
+} as const;
+
+export interface RouteDoc {
+	tags: string[];
+	summary: string;
+	description?: string;
+	/** A JSON body; also accepted as a URL-encoded or multipart form. */
+	body?: v.GenericSchema;
+	/** Status → description and schema of the success responses. */
+	responses: Record<number, { description: string; schema?: v.GenericSchema; content?: Record<string, unknown> }>;
+	/** Public routes carry no security requirement and no 401/403/429. */
+	public?: boolean;
+	/** Extra error responses: status → description. */
+	errors?: Record<number, string>;
+	/** Supports the Idempotency-Key header. */
+	idempotent?: boolean;
+}
+
+/** `describeRoute` with the shared error responses, security and media types filled in. */
+export function doc(spec: RouteDoc): MiddlewareHandler {
+	const responses: Record<string, unknown> = {};
+	for (const [status, response] of Object.entries(spec.responses)) {
+		responses[status] = {
+			description: response.description,
+			...(response.content
+				? { content: response.content }
+				: response.schema
+					? { content: { "application/json": { schema: resolver(response.schema) } } }
+					: {}),
+		};
+	}
+	if (!spec.public) Object.assign(responses, COMMON_ERRORS);
+	if (spec.body) {
+		responses[422] = { description: "validation failed", content: errorContent(validationErrorSchema) };
+		responses[415] = { description: "unsupported media type", content: errorContent() };
+		responses[400] = { description: "malformed JSON (INVALID_JSON)", content: errorContent() };
+	}
+	for (const [status, description] of Object.entries(spec.errors ?? {})) {
+		responses[status] = {
+			description,
+			content: errorContent(Number(status) === 422 ? validationErrorSchema : errorSchema),
+		};
+	}
+	const parameters = spec.idempotent
+		? [
+				{
+					in: "header" as const,
+					name: "Idempotency-Key",
+					required: false,
+					description: "UUID v4; a repeat within 24 hours returns the original response",
+					schema: { type: "string" as const, format: "uuid" },
+				},
+			]
+		: [];
+	return describeRoute({
+		tags: spec.tags,
+		summary: spec.summary,
+		...(spec.description ? { description: spec.description } : {}),
+		...(parameters.length ? { parameters } : {}),
+		...(spec.public ? { security: [] } : {}),
+		...(spec.body
+			? {
+					requestBody: {
+						required: true,
+						content: {
+							"application/json": { schema: resolver(spec.body) },
+							"application/x-www-form-urlencoded": { schema: resolver(spec.body) },
+							"multipart/form-data": { schema: resolver(spec.body) },
+						},
+					},
+				}
+			: {}),
+		responses: responses as never,
+	});
+}
+
+/** `{ message, data }`: the create/update envelope. */
+export const messageEnvelope = (data: v.GenericSchema) => v.object({ message: v.string(), data });
+/** `{ data }`: a single resource. */
+export const dataEnvelope = (data: v.GenericSchema) => v.object({ data });

@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { PLAN_NAMES, planOf } from "../../service/plans.ts";
+import { accountDetailSchema, accountDetailView } from "../../service/views/account-views.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
+import { text } from "../schemas/strings.ts";
+
+const patchSchema = v.object({ name: v.optional(text(1, 255)), plan: v.optional(v.picklist(PLAN_NAMES)) });
+
+export function accountRoutes() {
+	return new Hono<AppEnv>()
+		.get(
+			"/",
+			doc({
+				tags: ["Account"],
+				summary: "The account, with its plan's limits (accounts:read)",
+				responses: { 200: { description: "the account", schema: dataEnvelope(accountDetailSchema) } },
+			}),
+			async (c) => {
+				const account = await c.var.service.accounts.get(c.var.principal);
+				return c.json({
+					data: accountDetailView(account, planOf(account.plan, c.var.service.deps.config.enterpriseLimits)),
+				});
+			},
+		)
+		.patch(
+			"/",
+			doc({
+				tags: ["Account"],
+				summary: "Rename the account or change its plan (accounts:write; plan also billing:write)",
+				description:
+					"A plan change is immediate (the reference server takes no payments) and emits billing.subscription_updated.",
+				body: patchSchema,
+				responses: { 200: { description: "updated", schema: messageEnvelope(accountDetailSchema) } },
+			}),
+			body(patchSchema),
+			async (c) => {
+				const account = await c.var.service.accounts.update(c.var.principal, c.var.body);
+				return c.json({
+					message: "Account updated",
+					data: accountDetailView(account, planOf(account.plan, c.var.service.deps.config.enterpriseLimits)),
+				});
+			},
+		);
+}

@@ -1,0 +1,89 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { ALL_PERMISSIONS } from "../../service/permissions.ts";
+import { apiKeySchema, apiKeyView, createdApiKeySchema, createdApiKeyView } from "../../service/views/api-key-views.ts";
+import { formatInstant } from "../../service/views/instant.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { doc, messageEnvelope } from "../openapi.ts";
+import { listBody, listEnvelope, pageQueryEntries, toPageRequest } from "../pagination.ts";
+import { query } from "../query.ts";
+import { instant, text } from "../schemas/strings.ts";
+
+const permissionList = v.pipe(
+	v.array(v.picklist(ALL_PERMISSIONS)),
+	v.minLength(1, "must list at least one permission"),
+);
+
+/** Both forms of the spec in one schema (decisions.md, Clarifications: API keys). */
+const createSchema = v.object({
+	name: text(1, 255),
+	scope: v.optional(v.picklist(["account", "tenant"])),
+	tenant_id: v.optional(v.string()),
+	environment: v.optional(v.picklist(["test", "live"])),
+	permissions: v.optional(permissionList),
+	scopes: v.optional(permissionList),
+	expires_at: v.optional(v.nullable(instant)),
+	allowed_tenant_ids: v.optional(v.array(v.string())),
+});
+
+export function apiKeyRoutes() {
+	return new Hono<AppEnv>()
+		.post(
+			"/",
+			doc({
+				tags: ["API keys"],
+				summary: "Create an API key (the full key is in this response only)",
+				description:
+					"Either form: `scope` + `permissions` (+ `tenant_id` for tenant keys), or `scopes` (+ `expires_at`). `scope` defaults to `tenant` (the current tenant), `environment` to `test`. Needs a session token or a key with `*`; a key cannot create a key that reaches further than itself.",
+				body: createSchema,
+				responses: { 201: { description: "created", schema: messageEnvelope(createdApiKeySchema) } },
+			}),
+			body(createSchema),
+			async (c) => {
+				const input = c.var.body;
+				const { record, key } = await c.var.service.apiKeys.create(c.var.principal, {
+					name: input.name,
+					scope: input.scope,
+					tenantId: input.tenant_id,
+					environment: input.environment,
+					permissions: input.permissions ?? input.scopes,
+					expiresAt: input.expires_at ?? undefined,
+					allowedTenantIds: input.allowed_tenant_ids,
+				});
+				return c.json({ message: "API key created", data: createdApiKeyView(record, key) }, 201);
+			},
+		)
+		.get(
+			"/",
+			doc({
+				tags: ["API keys"],
+				summary: "List API keys (without their secrets)",
+				responses: { 200: { description: "a page of keys, newest first", schema: listEnvelope(apiKeySchema) } },
+			}),
+			query(v.object(pageQueryEntries)),
+			async (c) => {
+				const request = c.req.valid("query");
+				const page = await c.var.service.apiKeys.list(c.var.principal, toPageRequest(request));
+				return c.json(listBody(page, request, apiKeyView));
+			},
+		)
+		.delete(
+			"/:key_id",
+			doc({
+				tags: ["API keys"],
+				summary: "Revoke an API key; it is refused from then on",
+				responses: {
+					200: {
+						description: "revoked",
+						schema: messageEnvelope(v.object({ id: v.string(), revoked_at: v.string() })),
+					},
+				},
+				errors: { 404: "no such key (NOT_FOUND)" },
+			}),
+			async (c) => {
+				const key = await c.var.service.apiKeys.revoke(c.var.principal, c.req.param("key_id"));
+				return c.json({ message: "API key revoked", data: { id: key.id, revoked_at: formatInstant(key.revokedAt!) } });
+			},
+		);
+}

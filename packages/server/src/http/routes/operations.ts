@@ -1,0 +1,57 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import { Hono } from "hono";
+import { openAPIRouteHandler } from "hono-openapi";
+import type { AppEnv } from "../context.ts";
+import type { HttpMetrics } from "../metrics.ts";
+
+export interface OperationsOptions {
+	metrics: HttpMetrics;
+	/** When set, `/metrics` requires `Authorization: Bearer <token>` (`AS2_METRICS_TOKEN`). */
+	metricsToken: string | null;
+	/** Where the app is mounted, for the OpenAPI `servers` entry. */
+	basePath: string;
+}
+
+/** `/health`, `/metrics`, `/openapi.json` and `/docs`: no API key (decisions.md, Running). */
+export function operationRoutes(app: Hono<AppEnv>, options: OperationsOptions) {
+	return new Hono<AppEnv>()
+		.get("/health", (c) => c.json({ status: "ok" }))
+		.get("/metrics", async (c) => {
+			if (options.metricsToken && c.req.header("authorization") !== `Bearer ${options.metricsToken}`) {
+				return c.text("unauthorized\n", 401);
+			}
+			return c.text(await options.metrics.registry.metrics(), 200, {
+				"content-type": options.metrics.registry.contentType,
+			});
+		})
+		.get(
+			"/openapi.json",
+			openAPIRouteHandler(app, {
+				documentation: {
+					openapi: "3.1.0",
+					info: {
+						title: "as2kit",
+						version: "1.0.0",
+						description:
+							"AS2 (RFC 4130) messaging: partners, certificates, messages, webhooks and EPCIS, per tenant. Authenticate with `Authorization: Bearer <API key or session token>`; account keys choose a tenant with `X-Tenant-ID`.",
+						license: { name: "MIT", identifier: "MIT" },
+					},
+					servers: [{ url: options.basePath || "/" }],
+					security: [{ bearer: [] }],
+					components: {
+						securitySchemes: {
+							bearer: {
+								type: "http",
+								scheme: "bearer",
+								description:
+									"An API key (pk_/tk_ + test/live) or a session token (sess_) from /auth/register or /auth/login",
+							},
+						},
+					},
+				},
+				exclude: ["/health", "/metrics", "/openapi.json", "/docs"],
+				defaultValidationErrorResponse: false,
+			}),
+		)
+		.get("/docs", Scalar({ url: "openapi.json", pageTitle: "as2kit API" }));
+}

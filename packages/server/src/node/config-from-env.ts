@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import * as v from "valibot";
+import { PLAN_NAMES } from "../service/plans.ts";
+
+const flag = v.optional(
+	v.pipe(
+		v.picklist(["0", "1", "true", "false", ""]),
+		v.transform((s) => s === "1" || s === "true"),
+	),
+	"0",
+);
+const port = (fallback: string) =>
+	v.optional(
+		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535)),
+		fallback,
+	);
+const optionalText = v.optional(
+	v.pipe(
+		v.string(),
+		v.transform((s) => (s === "" ? null : s)),
+	),
+	"",
+);
+const seconds = (fallback: string) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), fallback);
+const secondsList = (fallback: string) =>
+	v.optional(
+		v.pipe(
+			v.string(),
+			v.regex(/^\d+(,\d+)*$/, "must be comma-separated whole seconds"),
+			v.transform((s) => s.split(",").map(Number)),
+		),
+		fallback,
+	);
+
+/** The environment variables of decisions.md (Running the reference server), checked. */
+const envSchema = v.object({
+	PORT: port("8080"),
+	HOST: v.optional(v.string(), "127.0.0.1"),
+	AS2_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))),
+	DATABASE_URL: v.optional(v.string(), "./data/as2.sqlite"),
+	BLOB_DIR: v.optional(v.string(), "./data/blobs"),
+	AS2_DATA_DIR: v.optional(v.string(), "./data"),
+	AS2_ALLOW_HTTP: flag,
+	AS2_DEFAULT_PLAN: v.optional(v.picklist(PLAN_NAMES), "free"),
+	AS2_WEBHOOK_RETRY_DELAYS: secondsList("0,15,900,3600,21600,86400"),
+	AS2_SEND_RETRY_DELAYS: secondsList("0,60,300,900,3600"),
+	AS2_MDN_TIMEOUT_SECONDS: seconds("86400"),
+	AS2_HTTP_TIMEOUT_SECONDS: seconds("120"),
+	AS2_REGISTRATION_CODE: optionalText,
+	AS2_MASTER_KEY: optionalText,
+	AS2_PUBLIC_URL: optionalText,
+	AS2_METRICS_TOKEN: optionalText,
+	AS2_TRUST_PROXY: flag,
+	AS2_SHUTDOWN_TIMEOUT_SECONDS: seconds("30"),
+	TLS_CERT_FILE: optionalText,
+	TLS_KEY_FILE: optionalText,
+	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
+});
+
+export type EnvConfig = v.InferOutput<typeof envSchema> & { role: "all" | "api" | "worker" };
+
+/**
+ * Reads the configuration from the environment and the `--role api|worker|all` argument;
+ * throws a readable error naming each bad variable.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv, argv: readonly string[] = []): EnvConfig {
+	const result = v.safeParse(envSchema, env);
+	if (!result.success) {
+		const problems = result.issues.map(
+			(issue) => `${issue.path?.map((p) => String(p.key)).join(".")}: ${issue.message}`,
+		);
+		throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+	}
+	const roleIndex = argv.indexOf("--role");
+	const role = roleIndex >= 0 ? argv[roleIndex + 1] : (argv.find((a) => a.startsWith("--role="))?.slice(7) ?? "all");
+	if (role !== "all" && role !== "api" && role !== "worker")
+		throw new Error(`--role must be api, worker or all, not ${role}`);
+	if (!!result.output.TLS_CERT_FILE !== !!result.output.TLS_KEY_FILE) {
+		throw new Error("TLS_CERT_FILE and TLS_KEY_FILE go together");
+	}
+	return {
+		...result.output,
+		AS2_DATA_DIR: resolve(result.output.AS2_DATA_DIR),
+		BLOB_DIR: resolve(result.output.BLOB_DIR),
+		role,
+	};
+}

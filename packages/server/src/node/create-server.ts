@@ -1,0 +1,146 @@
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { As2Store } from "@as2kit/core/store";
+import { serve } from "@hono/node-server";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { pino } from "pino";
+import { createFsBlobStore } from "../blobs/fs-blob-store.ts";
+import { createApp } from "../http/app.ts";
+import { createService, type Service } from "../service/create-service.ts";
+import type { Logger } from "../service/deps.ts";
+import { type Background, createBackground } from "../service/jobs/background.ts";
+import type { EnvConfig } from "./config-from-env.ts";
+import { loadMasterKey } from "./master-key.ts";
+import { openStore } from "./open-store.ts";
+
+export interface RunningServer {
+	service: Service;
+	store: As2Store;
+	/** The API listener's address (its port when PORT=0). */
+	address: AddressInfo;
+	/** The separate AS2 listener's address when AS2_PORT is set. */
+	as2Address: AddressInfo | null;
+	/**
+	 * Drains: stops accepting connections, finishes in-flight requests and jobs, closes
+	 * storage. Resolves false when the deadline passed with work still running.
+	 */
+	close(): Promise<boolean>;
+}
+
+/**
+ * The reference server on Node: storage by DATABASE_URL, blobs in BLOB_DIR, the REST API and
+ * `/as2/receive` on PORT (and `/as2/*` alone on AS2_PORT when set), TLS when TLS_CERT_FILE
+ * and TLS_KEY_FILE are given (TLS 1.2 minimum), and the job worker unless `--role api`.
+ */
+export async function startServer(config: EnvConfig, options: { logger?: Logger } = {}): Promise<RunningServer> {
+	const logger = options.logger ?? (pino({ level: config.LOG_LEVEL }) as unknown as Logger);
+	const masterKey = loadMasterKey(config.AS2_MASTER_KEY, config.AS2_DATA_DIR, logger);
+	const store = await openStore(config.DATABASE_URL);
+	const service = createService({
+		store,
+		blobs: createFsBlobStore(config.BLOB_DIR),
+		logger,
+		config: {
+			masterKey,
+			defaultPlan: config.AS2_DEFAULT_PLAN,
+			allowHttp: config.AS2_ALLOW_HTTP,
+			registrationCode: config.AS2_REGISTRATION_CODE,
+		},
+	});
+	const clientIp = (c: Context) => {
+		const forwarded = config.AS2_TRUST_PROXY ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+		const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming;
+		return forwarded || incoming?.socket?.remoteAddress || "unknown";
+	};
+	const app = createApp({ service, logger, clientIp, metricsToken: config.AS2_METRICS_TOKEN });
+	const tls =
+		config.TLS_CERT_FILE && config.TLS_KEY_FILE
+			? {
+					createServer: createHttpsServer,
+					serverOptions: {
+						cert: readFileSync(config.TLS_CERT_FILE),
+						key: readFileSync(config.TLS_KEY_FILE),
+						minVersion: "TLSv1.2" as const,
+					},
+				}
+			: {};
+	const servers: Server[] = [];
+	const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number) =>
+		new Promise<AddressInfo>((resolve, reject) => {
+			const server = serve({ fetch, port, hostname: config.HOST, ...tls }, (info) => resolve(info)) as Server;
+			server.once("error", reject);
+			// Every wait has a timeout: a client that stops sending cannot hold a socket forever.
+			server.requestTimeout = 15 * 60_000;
+			server.headersTimeout = 60_000;
+			servers.push(server);
+		});
+
+	let background: Background | null = null;
+	let address: AddressInfo;
+	let as2Address: AddressInfo | null = null;
+	try {
+		address = await listen(app.fetch, config.PORT);
+		if (config.AS2_PORT !== undefined) {
+			// The AS2 listener serves /as2/* only, so the API need not face partners' networks.
+			const as2Only = new Hono()
+				.all("/as2/*", (c) => app.fetch(c.req.raw, c.env))
+				.all("*", (c) =>
+					c.json(
+						{ message: "not found", error: { type: "resource_error", code: "NOT_FOUND", message: "not found" } },
+						404,
+					),
+				);
+			as2Address = await listen(as2Only.fetch, config.AS2_PORT);
+		}
+		if (config.role !== "api") {
+			background = createBackground(service.deps);
+			background.start();
+		}
+	} catch (error) {
+		await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+		await store.close();
+		throw error;
+	}
+	logger.info(
+		{
+			port: address.port,
+			host: config.HOST,
+			as2Port: as2Address?.port,
+			tls: !!config.TLS_CERT_FILE,
+			role: config.role,
+		},
+		"as2kit listening",
+	);
+
+	return {
+		service,
+		store,
+		address,
+		as2Address,
+		async close() {
+			const deadline = new Promise<false>((resolve) =>
+				setTimeout(() => resolve(false), config.AS2_SHUTDOWN_TIMEOUT_SECONDS * 1000).unref(),
+			);
+			const drain = (async () => {
+				await Promise.all(
+					servers.map(
+						(server) =>
+							new Promise<void>((resolve) => {
+								server.close(() => resolve());
+								server.closeIdleConnections();
+							}),
+					),
+				);
+				await background?.stop();
+				return true as const;
+			})();
+			const drained = await Promise.race([drain, deadline]);
+			if (!drained) for (const server of servers) server.closeAllConnections();
+			await store.close();
+			return drained;
+		},
+	};
+}

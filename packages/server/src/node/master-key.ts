@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../service/deps.ts";
+
+/**
+ * The master key (`AS2_MASTER_KEY`, 32 bytes as 64 hex digits or base64): private keys are
+ * encrypted and tokens hashed under keys derived from it. When unset, one is generated into
+ * `<data dir>/master.key` on the first start and reused, with a warning: a deployment should
+ * keep it in its secret store, because losing it makes every stored private key unreadable.
+ */
+export function loadMasterKey(value: string | null, dataDir: string, logger: Logger): Uint8Array {
+	if (value) return decode(value, "AS2_MASTER_KEY");
+	const file = join(dataDir, "master.key");
+	try {
+		return decode(readFileSync(file, "utf8").trim(), file);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+	}
+	mkdirSync(dataDir, { recursive: true });
+	const key = randomBytes(32);
+	writeFileSync(file, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+	logger.warn({ file }, "AS2_MASTER_KEY is not set: generated a master key into the data directory; back it up");
+	return new Uint8Array(key);
+}
+
+function decode(value: string, source: string): Uint8Array {
+	const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
+	if (bytes.length !== 32) throw new Error(`${source} must hold 32 bytes (64 hex digits or base64)`);
+	return new Uint8Array(bytes);
+}
