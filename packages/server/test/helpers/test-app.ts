@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { As2Store } from "@as2kit/core/store";
+import { createSqliteStore } from "@as2kit/storage-sqlite";
+import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
+import { createApp } from "../../src/http/app.ts";
+import type { ServiceConfig } from "../../src/service/config.ts";
+import { createService, type Service } from "../../src/service/create-service.ts";
+
+/** A clock the test moves by hand. */
+export class TestClock {
+	constructor(private instant = new Date("2026-03-01T09:00:00.000Z")) {}
+	now = (): Date => new Date(this.instant);
+	advance(seconds: number): void {
+		this.instant = new Date(this.instant.getTime() + seconds * 1000);
+	}
+}
+
+export interface TestApp {
+	app: ReturnType<typeof createApp>;
+	service: Service;
+	store: As2Store;
+	clock: TestClock;
+	/** A JSON request; `token` becomes the Bearer credential. */
+	call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
+	close(): Promise<void>;
+}
+
+export interface CallOptions {
+	token?: string;
+	body?: unknown;
+	headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+	status: number;
+	headers: Headers;
+	// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
+	json: any;
+	text: string;
+}
+
+/** The app on an in-memory SQLite store; scrypt at a test cost (2^10) to keep tests fast. */
+export function createTestApp(
+	config: Partial<ServiceConfig> = {},
+	extraRoutes?: (app: ReturnType<typeof createApp>) => void,
+): TestApp {
+	const clock = new TestClock();
+	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
+	const store = createSqliteStore({ url: ":memory:" });
+	const service = createService({
+		store,
+		blobs: createFsBlobStore(blobDir),
+		now: clock.now,
+		config: { masterKey: new Uint8Array(32).fill(7), passwordCostLog2: 10, ...config },
+	});
+	const app = createApp({ service });
+	// Test-only routes go in before the first request builds Hono's matcher.
+	extraRoutes?.(app);
+	return {
+		app,
+		service,
+		store,
+		clock,
+		async call(method, path, options = {}) {
+			const headers: Record<string, string> = { ...options.headers };
+			if (options.token) headers.authorization = `Bearer ${options.token}`;
+			let body: string | undefined;
+			if (options.body !== undefined) {
+				body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+				headers["content-type"] ??= "application/json";
+			}
+			const response = await app.request(path, { method, headers, body });
+			const text = await response.text();
+			let json: unknown = null;
+			try {
+				json = JSON.parse(text);
+			} catch {}
+			return { status: response.status, headers: response.headers, json, text };
+		},
+		async close() {
+			await store.close();
+			rmSync(blobDir, { recursive: true, force: true });
+		},
+	};
+}
+
+let counter = 0;
+
+/** Registers a fresh user; returns its session token and ids. */
+export async function register(t: TestApp, name = `Company ${++counter}`) {
+	const email = `user${++counter}@example.com`;
+	const response = await t.call("POST", "/auth/register", {
+		body: { name, email, password: "correct horse battery", password_confirmation: "correct horse battery" },
+	});
+	if (response.status !== 201) throw new Error(`register failed: ${response.status} ${response.text}`);
+	const me = await t.call("GET", "/v1/account", { token: response.json.token });
+	return {
+		token: response.json.token as string,
+		userId: response.json.user.id as string,
+		tenantId: response.json.tenant.id as string,
+		accountId: me.json.data.id as string,
+		email,
+	};
+}
+
+/** Creates an API key with a session token; returns the full key. */
+export async function createKey(t: TestApp, token: string, body: Record<string, unknown>): Promise<string> {
+	const response = await t.call("POST", "/v1/api-keys", { token, body: { name: "test key", ...body } });
+	if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
+	return response.json.data.key;
+}

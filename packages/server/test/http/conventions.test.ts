@@ -1,0 +1,164 @@
+import * as v from "valibot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { errorSchema, validationErrorSchema } from "../../src/http/openapi.ts";
+import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+let key: string;
+beforeEach(async () => {
+	t = createTestApp();
+	const owner = await register(t, "Conventions");
+	key = await createKey(t, owner.token, { scope: "account", permissions: ["*"] });
+});
+afterEach(() => t.close());
+
+describe("error shapes and statuses", () => {
+	it("answers an unknown route with 404 resource_error NOT_FOUND", async () => {
+		for (const path of ["/v1/nothing", "/nothing", "/v1/tenants/tnt_000001/nothing"]) {
+			const response = await t.call("GET", path, { token: key });
+			expect(response.status).toBe(404);
+			expect(v.is(errorSchema, response.json)).toBe(true);
+			expect(response.json.error).toMatchObject({ type: "resource_error", code: "NOT_FOUND" });
+		}
+	});
+
+	it("answers malformed JSON with 400 INVALID_JSON", async () => {
+		const response = await t.call("POST", "/v1/tenants", { token: key, body: '{"name": ' });
+		expect(response.status).toBe(400);
+		expect(v.is(errorSchema, response.json)).toBe(true);
+		expect(response.json.error).toMatchObject({ type: "validation_error", code: "INVALID_JSON" });
+	});
+
+	it("answers a body in another media type with 415", async () => {
+		const response = await t.call("POST", "/v1/tenants", {
+			token: key,
+			body: "name=x",
+			headers: { "content-type": "text/plain" },
+		});
+		expect(response.status).toBe(415);
+		expect(response.json.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+	});
+
+	it("answers an Accept that excludes JSON with 406, and accepts */* and none", async () => {
+		expect((await t.call("GET", "/v1/tenants", { token: key, headers: { accept: "text/html" } })).status).toBe(406);
+		expect(
+			(await t.call("GET", "/v1/tenants", { token: key, headers: { accept: "text/html, */*;q=0.1" } })).status,
+		).toBe(200);
+		expect((await t.call("GET", "/v1/tenants", { token: key, headers: { accept: "application/json" } })).status).toBe(
+			200,
+		);
+		expect((await t.call("GET", "/v1/tenants", { token: key })).status).toBe(200);
+	});
+
+	it("answers a body over the limit with 413 before reading it all", async () => {
+		const response = await t.call("POST", "/v1/tenants", {
+			token: key,
+			body: JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) }),
+		});
+		expect(response.status).toBe(413);
+		expect(response.json.error.code).toBe("REQUEST_TOO_LARGE");
+	});
+
+	it("gives every 422 both shapes at once", async () => {
+		const response = await t.call("POST", "/v1/tenants", { token: key, body: { name: 42 } });
+		expect(response.status).toBe(422);
+		expect(v.is(validationErrorSchema, response.json)).toBe(true);
+		expect(response.json).toEqual({
+			message: "name must be a string",
+			errors: { name: ["must be a string"] },
+			error: { type: "validation_error", code: "VALIDATION_FAILED", message: "name must be a string" },
+		});
+	});
+
+	it("never leaks an unexpected error: 500 server_error with the request id only", async () => {
+		const exploding = createTestApp({}, (app) =>
+			app.get("/v1/__explode", () => {
+				throw new Error("SELECT * FROM secrets -- driver detail");
+			}),
+		);
+		const owner = await register(exploding);
+		const response = await exploding.call("GET", "/v1/__explode", {
+			token: owner.token,
+			headers: { "x-request-id": "req-123" },
+		});
+		await exploding.close();
+		expect(response.status).toBe(500);
+		expect(response.text).not.toContain("SELECT");
+		expect(response.json).toEqual({
+			message: "internal server error",
+			error: {
+				type: "server_error",
+				code: "INTERNAL_ERROR",
+				message: "internal server error",
+				details: { request_id: "req-123" },
+			},
+		});
+		expect(response.headers.get("x-request-id")).toBe("req-123");
+	});
+});
+
+describe("body formats", () => {
+	it("accepts application/x-www-form-urlencoded with lists and booleans", async () => {
+		const form = new URLSearchParams([
+			["name", "form key"],
+			["scope", "account"],
+			["permissions[]", "tenants:read"],
+			["permissions[]", "accounts:read"],
+		]);
+		const response = await t.call("POST", "/v1/api-keys", {
+			token: key,
+			body: form.toString(),
+			headers: { "content-type": "application/x-www-form-urlencoded" },
+		});
+		expect(response.status).toBe(201);
+		expect(response.json.data.permissions).toEqual(["tenants:read", "accounts:read"]);
+	});
+
+	it("accepts multipart/form-data", async () => {
+		const form = new FormData();
+		form.append("name", "Multipart Tenant");
+		form.append("as2_id", "MULTI");
+		const response = await t.app.request("/v1/tenants", {
+			method: "POST",
+			body: form,
+			headers: { authorization: `Bearer ${key}` },
+		});
+		expect(response.status).toBe(201);
+		expect(((await response.json()) as { data: { as2_id: string } }).data.as2_id).toBe("MULTI");
+	});
+});
+
+describe("operations", () => {
+	it("GET /health answers 200 {status: ok} without a key", async () => {
+		const response = await t.call("GET", "/health");
+		expect(response.status).toBe(200);
+		expect(response.json).toEqual({ status: "ok" });
+	});
+
+	it("GET /metrics exposes request counts and latency by route and status", async () => {
+		await t.call("GET", "/v1/tenants", { token: key });
+		const response = await t.call("GET", "/metrics");
+		expect(response.status).toBe(200);
+		expect(response.text).toMatch(/as2kit_http_requests_total\{method="GET",route="\/v1\/tenants",status="200"\} 1/);
+		expect(response.text).toMatch(
+			/as2kit_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/tenants"/,
+		);
+	});
+
+	it("GET /docs serves the interactive reference pointing at openapi.json", async () => {
+		const response = await t.call("GET", "/docs");
+		expect(response.status).toBe(200);
+		expect(response.headers.get("content-type")).toContain("text/html");
+		expect(response.text).toContain("openapi.json");
+	});
+
+	it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
+		expect(
+			(await t.call("GET", "/health", { headers: { "x-request-id": "abc-123" } })).headers.get("x-request-id"),
+		).toBe("abc-123");
+		const replaced = (await t.call("GET", "/health", { headers: { "x-request-id": "bad id\u0001" } })).headers.get(
+			"x-request-id",
+		);
+		expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+	});
+});

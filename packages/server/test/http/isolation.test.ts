@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+
+/**
+ * Tenant isolation over every endpoint that exists: the operations come from the OpenAPI
+ * document, so an endpoint added later is covered (or fails here until its path parameters
+ * and a sample body are known). Another account's keys and another tenant's key must see
+ * A's resources exactly as missing ones (404) or be refused (403), and no response may carry
+ * an identifier of A's.
+ */
+let t: TestApp;
+const a: Record<string, string> = {};
+const b: Record<string, string> = {};
+
+/** A's resources by path parameter name. */
+const resourceOfA = (param: string): string | undefined => ({ tenant_id: a.secondTenant, key_id: a.keyId })[param];
+
+/** Request bodies valid enough to get past validation, per operation. */
+const SAMPLE_BODIES: Record<string, unknown> = {};
+
+type Operation = { method: string; path: string; operationId: string; hasBody: boolean; public: boolean };
+
+beforeAll(async () => {
+	// Enterprise: unlimited requests, so the sweep measures isolation, not rate limits.
+	t = createTestApp({ defaultPlan: "enterprise" });
+	const ownerA = await register(t, "Alpha");
+	const second = await t.call("POST", "/v1/tenants", { token: ownerA.token, body: { name: "Alpha Two" } });
+	a.secondTenant = second.json.data.id;
+	a.accountKey = await createKey(t, ownerA.token, { scope: "account", permissions: ["*"] });
+	a.keyId = (await t.call("GET", "/v1/api-keys", { token: ownerA.token })).json.data[0].id;
+	a.tenantKeyOfFirst = await createKey(t, ownerA.token, {
+		scope: "tenant",
+		tenant_id: ownerA.tenantId,
+		permissions: ["*"],
+	});
+	a.firstTenant = ownerA.tenantId;
+	const ownerB = await register(t, "Beta");
+	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "live", permissions: ["*"] });
+	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", permissions: ["*"] });
+});
+afterAll(() => t.close());
+
+async function operations(): Promise<Operation[]> {
+	const doc = (await t.call("GET", "/openapi.json")).json as {
+		paths: Record<string, Record<string, { operationId: string; requestBody?: unknown; security?: unknown[] }>>;
+	};
+	return Object.entries(doc.paths).flatMap(([path, methods]) =>
+		Object.entries(methods).map(([method, op]) => ({
+			method: method.toUpperCase(),
+			path,
+			operationId: op.operationId,
+			hasBody: op.requestBody !== undefined,
+			public: Array.isArray(op.security) && op.security.length === 0,
+		})),
+	);
+}
+
+function fill(path: string): string {
+	return path.replace(/\{(\w+)\}/g, (_, param: string) => {
+		const id = resourceOfA(param);
+		if (!id) throw new Error(`isolation.test.ts: no resource of tenant A for path parameter {${param}}; add one`);
+		return id;
+	});
+}
+
+/** A's identifiers that B must never see (B's own ids are other numbers of the same sequences). */
+const idsOfA = () => [a.firstTenant, a.secondTenant, a.keyId].filter(Boolean) as string[];
+
+describe("tenant isolation on every endpoint", () => {
+	it("covers at least the platform's endpoints", async () => {
+		const ops = await operations();
+		expect(ops.length).toBeGreaterThanOrEqual(10);
+	});
+
+	it("answers another account's keys with 404 or 403 for A's resources, leaking nothing", async () => {
+		for (const op of (await operations()).filter((o) => !o.public)) {
+			const isParameterized = op.path.includes("{");
+			for (const [who, token] of [
+				["B's account key", b.accountKey],
+				["B's tenant key", b.tenantKey],
+			] as const) {
+				const body = op.hasBody ? (SAMPLE_BODIES[op.operationId] ?? {}) : undefined;
+				const response = await t.call(op.method, fill(op.path), { token, body });
+				const label = `${who}: ${op.method} ${op.path} → ${response.status} ${response.text.slice(0, 200)}`;
+				if (isParameterized) expect([403, 404], label).toContain(response.status);
+				else expect(response.status, label).toBeLessThan(500);
+				for (const id of idsOfA()) expect(response.text, label).not.toContain(id);
+			}
+		}
+	});
+
+	it("answers 404 to X-Tenant-ID naming A's tenant, on every endpoint", async () => {
+		for (const op of (await operations()).filter((o) => !o.public && o.path.startsWith("/v1/"))) {
+			const response = await t.call(op.method, op.path.includes("{") ? fill(op.path) : op.path, {
+				token: b.accountKey,
+				headers: { "x-tenant-id": a.secondTenant! },
+				body: op.hasBody ? {} : undefined,
+			});
+			expect(response.status, `${op.method} ${op.path}`).toBe(404);
+		}
+	});
+
+	it("keeps A's tenant key out of A's other tenant", async () => {
+		for (const op of (await operations()).filter((o) => !o.public && o.path.includes("{tenant_id}"))) {
+			const response = await t.call(op.method, fill(op.path), {
+				token: a.tenantKeyOfFirst,
+				body: op.hasBody ? {} : undefined,
+			});
+			expect([403, 404], `${op.method} ${op.path}`).toContain(response.status);
+		}
+	});
+});

@@ -1,0 +1,51 @@
+import { validate } from "@readme/openapi-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+beforeAll(() => {
+	t = createTestApp();
+});
+afterAll(() => t.close());
+
+describe("GET /openapi.json", () => {
+	it("is a valid OpenAPI 3.1 document", async () => {
+		const response = await t.call("GET", "/openapi.json");
+		expect(response.status).toBe(200);
+		expect(response.json.openapi).toBe("3.1.0");
+		const result = await validate(structuredClone(response.json));
+		expect(result.valid ? [] : result.errors).toEqual([]);
+		expect(result.specification).toBe("OpenAPI");
+	});
+
+	it("documents every route the app serves under /auth and /v1", async () => {
+		const doc = (await t.call("GET", "/openapi.json")).json as { paths: Record<string, Record<string, unknown>> };
+		const documented = new Set(
+			Object.entries(doc.paths).flatMap(([path, methods]) =>
+				Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+			),
+		);
+		const served = t.app.routes
+			.filter((r) => r.method !== "ALL" && /^\/(v1|auth)\//.test(r.path))
+			.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/\/$/, "")}`);
+		expect(served.length).toBeGreaterThan(10);
+		for (const route of served) expect(documented, route).toContain(route);
+	});
+
+	it("describes the error shapes and the bearer scheme", async () => {
+		const doc = (await t.call("GET", "/openapi.json")).json;
+		expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+		const tenants = doc.paths["/v1/tenants"].post;
+		expect(Object.keys(tenants.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "415", "422", "429"]));
+		expect(tenants.responses["422"].content["application/json"].schema.required).toEqual([
+			"message",
+			"errors",
+			"error",
+		]);
+		expect(Object.keys(tenants.requestBody.content)).toEqual([
+			"application/json",
+			"application/x-www-form-urlencoded",
+			"multipart/form-data",
+		]);
+	});
+});

@@ -1,0 +1,97 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const REPO = resolve(import.meta.dirname, "../../../..");
+
+/**
+ * The newcomer's path, for real: `npm start` from the repository (the build `npm test` just
+ * made), its data in a temporary directory, driven over HTTP like the README's curl lines.
+ */
+describe("npm start", () => {
+	let child: ChildProcess | null = null;
+	let dir = "";
+	afterEach(() => {
+		if (child && child.exitCode === null) child.kill("SIGKILL");
+		rmSync(dir, { recursive: true, force: true });
+	});
+
+	it("serves /health, registration, keys and /auth/me, then drains on SIGTERM and exits 0", async () => {
+		dir = mkdtempSync(join(tmpdir(), "as2kit-start-"));
+		child = spawn("npm", ["start", "--silent"], {
+			cwd: REPO,
+			env: {
+				...process.env,
+				PORT: "0",
+				DATABASE_URL: join(dir, "as2.sqlite"),
+				BLOB_DIR: join(dir, "blobs"),
+				AS2_DATA_DIR: dir,
+				LOG_LEVEL: "info",
+			},
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		const { port, pid } = await listening(child);
+		const base = `http://127.0.0.1:${port}`;
+		expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: "ok" });
+
+		const registered = await post(`${base}/auth/register`, {
+			name: "Smoke Test Inc",
+			email: "smoke@example.com",
+			password: "correct horse battery",
+			password_confirmation: "correct horse battery",
+		});
+		expect(registered.status).toBe(201);
+		const { token } = (await registered.json()) as { token: string };
+		const created = await post(`${base}/v1/api-keys`, { name: "first", scope: "account", permissions: ["*"] }, token);
+		expect(created.status).toBe(201);
+		const { data } = (await created.json()) as { data: { key: string } };
+		const me = await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${data.key}` } });
+		expect(me.status).toBe(200);
+		expect(((await me.json()) as { user: { email: string } }).user.email).toBe("smoke@example.com");
+
+		// A request in flight when SIGTERM arrives still gets its answer. The signal goes to the
+		// server process, as a process manager sends it; npm then exits with the server's code.
+		const inFlight = post(`${base}/auth/login`, { email: "smoke@example.com", password: "correct horse battery" });
+		await new Promise((r) => setTimeout(r, 20));
+		const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
+		process.kill(pid, "SIGTERM");
+		expect((await inFlight).status).toBe(200);
+		expect(await exited).toBe(0);
+	});
+});
+
+function post(url: string, body: unknown, token?: string): Promise<Response> {
+	return fetch(url, {
+		method: "POST",
+		headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+		body: JSON.stringify(body),
+	});
+}
+
+/** Port and pid from the server's "as2kit listening" log line (PORT=0 picks a free port). */
+function listening(child: ChildProcess): Promise<{ port: number; pid: number }> {
+	return new Promise((resolvePort, reject) => {
+		let output = "";
+		const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+		const onData = (chunk: Buffer) => {
+			output += chunk.toString();
+			const line = output
+				.split("\n")
+				.slice(0, -1)
+				.find((l) => l.includes('"msg":"as2kit listening"'));
+			if (line) {
+				clearTimeout(timer);
+				const { port, pid } = JSON.parse(line) as { port: number; pid: number };
+				resolvePort({ port, pid });
+			}
+		};
+		child.stdout!.on("data", onData);
+		child.stderr!.on("data", onData);
+		child.once("exit", (code) => {
+			clearTimeout(timer);
+			reject(new Error(`server exited with ${code} before listening:\n${output}`));
+		});
+	});
+}
