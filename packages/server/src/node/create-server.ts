@@ -48,6 +48,11 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			defaultPlan: config.AS2_DEFAULT_PLAN,
 			allowHttp: config.AS2_ALLOW_HTTP,
 			registrationCode: config.AS2_REGISTRATION_CODE,
+			webhookRetryDelays: config.AS2_WEBHOOK_RETRY_DELAYS,
+			sendRetryDelays: config.AS2_SEND_RETRY_DELAYS,
+			mdnTimeoutSeconds: config.AS2_MDN_TIMEOUT_SECONDS,
+			httpTimeoutSeconds: config.AS2_HTTP_TIMEOUT_SECONDS,
+			publicUrl: config.AS2_PUBLIC_URL,
 		},
 	});
 	const clientIp = (c: Context) => {

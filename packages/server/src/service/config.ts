@@ -20,6 +20,16 @@ export interface ServiceConfig {
 	idempotencyWaitMs: number;
 	/** Limits of the Enterprise plan, "custom" in the spec; null values mean unlimited. */
 	enterpriseLimits: Partial<Record<"requestsPerMinute" | "burst" | "concurrent", number>>;
+	/** Seconds before each webhook delivery attempt (`AS2_WEBHOOK_RETRY_DELAYS`). */
+	webhookRetryDelays: readonly number[];
+	/** Seconds before each transmission attempt (`AS2_SEND_RETRY_DELAYS`). */
+	sendRetryDelays: readonly number[];
+	/** How long an async MDN may take (`AS2_MDN_TIMEOUT_SECONDS`). */
+	mdnTimeoutSeconds: number;
+	/** HTTP timeout towards partners, and the longest wait for a sync MDN (`AS2_HTTP_TIMEOUT_SECONDS`). */
+	httpTimeoutSeconds: number;
+	/** This deployment's public base URL, for async MDN receipts (`AS2_PUBLIC_URL`). */
+	publicUrl: string | null;
 }
 
 export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
@@ -31,4 +41,9 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	idempotencyLockSeconds: 600,
 	idempotencyWaitMs: 30_000,
 	enterpriseLimits: {},
+	webhookRetryDelays: [0, 15, 900, 3600, 21600, 86400],
+	sendRetryDelays: [0, 60, 300, 900, 3600],
+	mdnTimeoutSeconds: 86400,
+	httpTimeoutSeconds: 120,
+	publicUrl: null,
 };
