@@ -11,6 +11,7 @@ import { eventTests } from "./suites/events.ts";
 import { idempotencyTests } from "./suites/idempotency.ts";
 import { jobTests } from "./suites/jobs.ts";
 import { limitTests } from "./suites/limits.ts";
+import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
 import { transactionTests } from "./suites/transactions.ts";
 import type { ConformanceTest } from "./suites/types.ts";
@@ -19,6 +20,7 @@ const SUITES = {
 	...accountTests,
 	...tenantTests,
 	...apiKeyTests,
+	...partnerTests,
 	...eventTests,
 	...idempotencyTests,
 	...limitTests,

@@ -8,11 +8,13 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { type Exec, SqliteConnection } from "./connection.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
+import { createCertificateStore } from "./repositories/certificates.ts";
 import { createEventStore } from "./repositories/events.ts";
 import { createIdempotencyStore } from "./repositories/idempotency.ts";
 import { createIdStore } from "./repositories/ids.ts";
 import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
 import * as schema from "./schema.ts";
@@ -57,6 +59,8 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		sessions: createSessionStore(exec),
 		tenants: createTenantStore(exec),
 		apiKeys: createApiKeyStore(exec),
+		partners: createPartnerStore(exec),
+		certificates: createCertificateStore(exec),
 		events: createEventStore(exec),
 		idempotency: createIdempotencyStore(exec),
 		rateLimits: createRateLimitStore(exec),

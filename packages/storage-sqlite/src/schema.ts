@@ -3,7 +3,8 @@
  * integer milliseconds (`timestamp_ms`), JSON as text. drizzle-kit generates the migrations
  * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
  */
-import type { Json } from "@as2kit/core/store";
+import type { Json, PartnerSettings } from "@as2kit/core/store";
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const instant = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -187,3 +188,93 @@ export const schedules = sqliteTable("schedules", {
 	name: text("name").primaryKey(),
 	period: text("period").notNull(),
 });
+
+export const partners = sqliteTable(
+	"partners",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id"),
+		name: text("name").notNull(),
+		as2Id: text("as2_id").notNull(),
+		url: text("url").notNull(),
+		active: integer("active", { mode: "boolean" }).notNull(),
+		sign: integer("sign", { mode: "boolean" }).notNull(),
+		encrypt: integer("encrypt", { mode: "boolean" }).notNull(),
+		compress: integer("compress", { mode: "boolean" }).notNull(),
+		mdnMode: text("mdn_mode").notNull(),
+		signAlgorithm: text("sign_algorithm"),
+		encryptAlgorithm: text("encrypt_algorithm"),
+		settings: json<PartnerSettings>("settings").notNull(),
+		connectionStatus: json<{ lastTest: string; lastTestResult: string; responseTimeMs: number | null }>(
+			"connection_status",
+		),
+		deactivatedAt: instant("deactivated_at"),
+		deletedAt: instant("deleted_at"),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [
+		// AS2 ids are unique among a tenant's live partners, and among an account's live master partners.
+		uniqueIndex("partners_tenant_as2_id_idx")
+			.on(t.tenantId, t.as2Id)
+			.where(sql`${t.tenantId} IS NOT NULL AND ${t.deletedAt} IS NULL`),
+		uniqueIndex("partners_master_as2_id_idx")
+			.on(t.accountId, t.as2Id)
+			.where(sql`${t.tenantId} IS NULL AND ${t.deletedAt} IS NULL`),
+		index("partners_tenant_created_idx").on(t.tenantId, t.createdAt),
+		index("partners_account_idx").on(t.accountId),
+	],
+);
+
+export const partnerOverrides = sqliteTable(
+	"partner_overrides",
+	{
+		tenantId: text("tenant_id").notNull(),
+		masterPartnerId: text("master_partner_id").notNull(),
+		name: text("name"),
+		active: integer("active", { mode: "boolean" }),
+		settings: json<{ [key: string]: unknown }>("settings").notNull(),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.tenantId, t.masterPartnerId] })],
+);
+
+export const certificates = sqliteTable(
+	"certificates",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id"),
+		partnerId: text("partner_id"),
+		type: text("type").notNull(),
+		usage: text("usage").notNull(),
+		origin: text("origin").notNull(),
+		name: text("name").notNull(),
+		subject: text("subject").notNull(),
+		issuer: text("issuer").notNull(),
+		serialNumber: text("serial_number").notNull(),
+		fingerprint: text("fingerprint").notNull(),
+		keyAlgorithm: text("key_algorithm").notNull(),
+		keyBits: integer("key_bits").notNull(),
+		notBefore: instant("not_before").notNull(),
+		expiresAt: instant("expires_at").notNull(),
+		certificatePem: text("certificate_pem").notNull(),
+		chainPem: text("chain_pem"),
+		privateKeySealed: text("private_key_sealed"),
+		active: integer("active", { mode: "boolean" }).notNull(),
+		activatedAt: instant("activated_at"),
+		expiringNotifiedAt: instant("expiring_notified_at"),
+		expiredNotifiedAt: instant("expired_notified_at"),
+		deletedAt: instant("deleted_at"),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [
+		index("certificates_tenant_idx").on(t.tenantId, t.createdAt),
+		index("certificates_partner_idx").on(t.partnerId),
+		index("certificates_account_idx").on(t.accountId),
+		index("certificates_expiry_idx").on(t.expiresAt),
+	],
+);

@@ -65,6 +65,7 @@ export const ERROR_CODES = {
 	INVALID_AS2_ID_FORMAT: { type: "validation_error", status: 422 },
 	INVALID_ENDPOINT_URL: { type: "validation_error", status: 422 },
 	PARTNER_LIMIT_EXCEEDED: { type: "billing_error", status: 402 },
+	CERTIFICATE_LIMIT_EXCEEDED: { type: "billing_error", status: 402 },
 	UNSUPPORTED_ALGORITHM: { type: "validation_error", status: 422, disposition: "unexpected-processing-error" },
 	CERTIFICATE_REQUIRED: { type: "certificate_error", status: 400 },
 	PARTNER_CERTIFICATE_EXPIRED: { type: "partner_error", status: 400 },

@@ -7,5 +7,7 @@ export { formatId } from "./format-id.ts";
 export type { ClaimOptions, JobRecord, JobStore, NewJob, ScheduleStore } from "./jobs.ts";
 export type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "./limits.ts";
 export type { Page, PageRequest } from "./pagination.ts";
+export type * from "./partner-records.ts";
+export type * from "./partner-store.ts";
 export type * from "./records.ts";
 export type * from "./store.ts";

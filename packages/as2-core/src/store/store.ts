@@ -1,6 +1,7 @@
 import type { JobStore, ScheduleStore } from "./jobs.ts";
 import type { RateLimitStore, UsageStore } from "./limits.ts";
 import type { Page, PageRequest } from "./pagination.ts";
+import type { CertificateStore, PartnerStore } from "./partner-store.ts";
 import type {
 	AccountRecord,
 	ApiKeyRecord,
@@ -37,6 +38,8 @@ export interface As2Store {
 	sessions: SessionStore;
 	tenants: TenantStore;
 	apiKeys: ApiKeyStore;
+	partners: PartnerStore;
+	certificates: CertificateStore;
 	events: EventStore;
 	idempotency: IdempotencyStore;
 	rateLimits: RateLimitStore;

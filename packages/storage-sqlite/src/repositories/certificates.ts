@@ -1,0 +1,124 @@
+import type { CertificateRecord, CertificateStore } from "@as2kit/core/store";
+import { and, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
+import type { Exec } from "../connection.ts";
+import { certificates } from "../schema.ts";
+import { window } from "./pagination.ts";
+
+const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
+const live = isNull(certificates.deletedAt);
+const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
+
+export function createCertificateStore(exec: Exec): CertificateStore {
+	return {
+		create: (certificate) => exec((db) => void db.insert(certificates).values(certificate).run()),
+		get: (accountId, id) =>
+			exec((db) => {
+				const row = db
+					.select()
+					.from(certificates)
+					.where(and(eq(certificates.id, id), eq(certificates.accountId, accountId), live))
+					.get();
+				return row ? toCertificate(row) : null;
+			}),
+		list: (filter, page) =>
+			exec((db) => {
+				const owner = filter.includeMaster
+					? or(
+							eq(certificates.tenantId, filter.tenantId),
+							and(isNull(certificates.tenantId), eq(certificates.accountId, filter.includeMaster.accountId)),
+						)!
+					: eq(certificates.tenantId, filter.tenantId);
+				const conditions: SQL[] = [live, owner];
+				if (filter.partnerId) conditions.push(eq(certificates.partnerId, filter.partnerId));
+				if (filter.type) conditions.push(eq(certificates.type, filter.type));
+				if (filter.active !== undefined) conditions.push(eq(certificates.active, filter.active));
+				const where = and(...conditions);
+				const { limit, offset } = window(page);
+				const items = db
+					.select()
+					.from(certificates)
+					.where(where)
+					.orderBy(desc(certificates.createdAt), desc(certificates.id))
+					.limit(limit)
+					.offset(offset)
+					.all()
+					.map(toCertificate);
+				const total = db.select({ n: count() }).from(certificates).where(where).get()?.n ?? 0;
+				return { items, total };
+			}),
+		listFor: (owner) =>
+			exec((db) =>
+				db
+					.select()
+					.from(certificates)
+					.where(
+						and(
+							live,
+							"partnerId" in owner
+								? eq(certificates.partnerId, owner.partnerId)
+								: and(eq(certificates.tenantId, owner.identityOf), eq(certificates.type, "identity")),
+						),
+					)
+					.orderBy(desc(certificates.notBefore), desc(certificates.createdAt), desc(certificates.id))
+					.all()
+					.map(toCertificate),
+			),
+		countUploaded: (accountId) =>
+			exec(
+				(db) =>
+					db
+						.select({ n: count() })
+						.from(certificates)
+						.where(and(eq(certificates.accountId, accountId), eq(certificates.origin, "uploaded"), live))
+						.get()?.n ?? 0,
+			),
+		update: (id, patch) =>
+			exec((db) => {
+				const row = db
+					.update(certificates)
+					.set(patch)
+					.where(and(eq(certificates.id, id), live))
+					.returning()
+					.get();
+				return row ? toCertificate(row) : null;
+			}),
+		softDelete: (id, at) =>
+			exec(
+				(db) =>
+					db
+						.update(certificates)
+						.set({ deletedAt: at, active: false, updatedAt: at })
+						.where(and(eq(certificates.id, id), live))
+						.run().changes === 1,
+			),
+		deactivateForPartner: (partnerId, at) =>
+			exec(
+				(db) =>
+					db
+						.update(certificates)
+						.set({ active: false, updatedAt: at })
+						.where(and(eq(certificates.partnerId, partnerId), eq(certificates.active, true), live))
+						.run().changes,
+			),
+		listUnnotified: (kind, before, limit) =>
+			exec((db) =>
+				db
+					.select()
+					.from(certificates)
+					.where(and(live, eq(certificates.active, true), lt(certificates.expiresAt, before), isNull(NOTIFIED[kind])))
+					.orderBy(certificates.expiresAt)
+					.limit(limit)
+					.all()
+					.map(toCertificate),
+			),
+		markNotified: (id, kind, at) =>
+			exec(
+				(db) =>
+					db
+						.update(certificates)
+						.set(kind === "expiring" ? { expiringNotifiedAt: at } : { expiredNotifiedAt: at })
+						.where(and(eq(certificates.id, id), isNull(NOTIFIED[kind])))
+						.run().changes === 1,
+			),
+	};
+}
