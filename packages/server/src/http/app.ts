@@ -11,7 +11,11 @@ import { requestContext } from "./middleware/request-context.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { certificateRoutes } from "./routes/certificates.ts";
+import { masterPartnerRoutes } from "./routes/master-partners.ts";
 import { operationRoutes } from "./routes/operations.ts";
+import { partnerCheckRoutes } from "./routes/partner-checks.ts";
+import { partnerRoutes } from "./routes/partners.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 
 export interface AppOptions {
@@ -51,6 +55,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/api-keys", apiKeyRoutes());
 	app.route("/v1/account", accountRoutes());
 	app.route("/v1/tenants", tenantRoutes());
+	app.route("/v1/partners", partnerRoutes());
+	app.route("/v1/partners", partnerCheckRoutes());
+	app.route("/v1/accounts", masterPartnerRoutes());
+	app.route("/v1/certificates", certificateRoutes());
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

@@ -1,6 +1,7 @@
 import { As2Error } from "@as2kit/core";
 import type { AccountRecord, As2Store, MemberRole, TenantRecord, UserRecord } from "@as2kit/core/store";
 import { firstFree, slugFromName } from "./as2-identifier.ts";
+import { generateTenantIdentity } from "./certificates/identity.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { recordEvent } from "./events.ts";
 import type { Principal } from "./principal.ts";
@@ -35,7 +36,7 @@ export interface MemberTenant {
 }
 
 export function createAuthService(deps: ServiceDeps) {
-	const { store, config, now, tokenKey } = deps;
+	const { store, config, now, tokenKey, sealKey } = deps;
 	// Unknown emails still pay for one hash, so response times do not reveal which exist.
 	const decoyHash = hashPassword("decoy password", config.passwordCostLog2);
 
@@ -62,7 +63,10 @@ export function createAuthService(deps: ServiceDeps) {
 			}
 			const email = input.email.trim().toLowerCase();
 			if (await store.users.findByEmail(email)) throw emailTaken();
-			const passwordHash = await hashPassword(input.password, config.passwordCostLog2);
+			const [passwordHash, identity] = await Promise.all([
+				hashPassword(input.password, config.passwordCostLog2),
+				generateTenantIdentity(input.name, now()),
+			]);
 			try {
 				return await store.transaction(async (tx) => {
 					const at = now();
@@ -92,7 +96,11 @@ export function createAuthService(deps: ServiceDeps) {
 						{ kind: "account.created", accountId: account.id, tenantId: null, environment: "live", data: created },
 						at,
 					);
-					const tenant = await insertTenant(tx, { name: input.name, accountId: account.id, environment: "live" }, at);
+					const tenant = await insertTenant(
+						tx,
+						{ name: input.name, accountId: account.id, environment: "live", identity, sealKey },
+						at,
+					);
 					const token = await openSession(tx, user.id, account.id, at);
 					return { user, account, tenant, token };
 				});

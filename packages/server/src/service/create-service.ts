@@ -3,9 +3,13 @@ import { createAccountService } from "./accounts.ts";
 import { createApiKeyService } from "./api-keys.ts";
 import { createAuthService } from "./auth.ts";
 import { createAuthenticator } from "./authenticate.ts";
+import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createIdempotency } from "./idempotency.ts";
+import { createMasterPartnerService } from "./partners/master-partners.ts";
+import { createPartnerChecks } from "./partners/partner-tests.ts";
+import { createPartnerService } from "./partners/partners.ts";
 import { createRateLimiter } from "./rate-limits.ts";
 import { deriveKey } from "./secrets/tokens.ts";
 import { createTenantService } from "./tenants.ts";
@@ -36,6 +40,7 @@ export function createService(options: ServiceOptions) {
 		now: options.now ?? (() => new Date()),
 		logger: options.logger ?? SILENT_LOGGER,
 		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
+		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 	};
 	return {
 		deps,
@@ -46,6 +51,10 @@ export function createService(options: ServiceOptions) {
 		apiKeys: createApiKeyService(deps),
 		accounts: createAccountService(deps),
 		tenants: createTenantService(deps),
+		partners: createPartnerService(deps),
+		masterPartners: createMasterPartnerService(deps),
+		partnerChecks: createPartnerChecks(deps),
+		certificates: createCertificateService(deps),
 	};
 }
 

@@ -20,6 +20,8 @@ export interface ServiceDeps {
 	logger: Logger;
 	/** Derived once from the master key: the HMAC key of API keys and session tokens. */
 	tokenKey: Uint8Array;
+	/** Derived once from the master key: the AES-256-GCM key of sealed secrets (secrets/sealed.ts). */
+	sealKey: Uint8Array;
 }
 
 export const SILENT_LOGGER: Logger = {

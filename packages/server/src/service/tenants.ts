@@ -1,6 +1,8 @@
+import type { GeneratedIdentity } from "@as2kit/core";
 import { As2Error } from "@as2kit/core";
 import type { As2Store, TenantRecord } from "@as2kit/core/store";
 import { as2IdFromName, firstFree, isValidAs2Id, slugFromName } from "./as2-identifier.ts";
+import { generateTenantIdentity, insertIdentity } from "./certificates/identity.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { recordEvent } from "./events.ts";
 import { mayUseTenant, type Principal, requirePermission } from "./principal.ts";
@@ -18,7 +20,12 @@ export interface TenantInput {
  */
 export async function insertTenant(
 	tx: As2Store,
-	input: TenantInput & { accountId: string; environment: "test" | "live" },
+	input: TenantInput & {
+		accountId: string;
+		environment: "test" | "live";
+		identity: GeneratedIdentity;
+		sealKey: Uint8Array;
+	},
 	now: Date,
 ): Promise<TenantRecord> {
 	const as2Id =
@@ -53,10 +60,11 @@ export async function insertTenant(
 		},
 		now,
 	);
+	await insertIdentity(tx, tenant, input.identity, { sealKey: input.sealKey, environment: input.environment }, now);
 	return tenant;
 }
 
-export function createTenantService({ store, now }: ServiceDeps) {
+export function createTenantService({ store, now, sealKey }: ServiceDeps) {
 	return {
 		async list(principal: Principal, page: { page: number; perPage: number }) {
 			requirePermission(principal, "tenants:read");
@@ -77,9 +85,14 @@ export function createTenantService({ store, now }: ServiceDeps) {
 			if (principal.allowedTenantIds) {
 				throw new As2Error("insufficient_scope", "a key restricted to some tenants cannot create tenants");
 			}
+			const identity = await generateTenantIdentity(input.name, now());
 			return withAs2IdConflict(() =>
 				store.transaction((tx) =>
-					insertTenant(tx, { ...input, accountId: principal.accountId, environment: principal.environment }, now()),
+					insertTenant(
+						tx,
+						{ ...input, accountId: principal.accountId, environment: principal.environment, identity, sealKey },
+						now(),
+					),
 				),
 			);
 		},

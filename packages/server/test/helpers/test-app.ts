@@ -73,6 +73,9 @@ export function createTestApp(
 			}
 			const response = await app.request(path, { method, headers, body });
 			const text = await response.text();
+			// Private keys are never serialized (DESIGN.md): every response of every test is checked.
+			if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text))
+				throw new Error(`${method} ${path} answered private key material`);
 			let json: unknown = null;
 			try {
 				json = JSON.parse(text);

@@ -28,7 +28,7 @@ describe("POST /auth/register", () => {
 			token: expect.stringMatching(/^sess_[0-9A-Za-z]{40}$/),
 		});
 		const events = await t.store.events.list({ accountId: "acc_000001" });
-		expect(events.map((e) => e.kind)).toEqual(["account.created", "tenant.created"]);
+		expect(events.map((e) => e.kind)).toEqual(["account.created", "tenant.created", "certificate.uploaded"]);
 		expect(events[0]?.data).toMatchObject({
 			id: "acc_000001",
 			name: "Acme Corp.",

@@ -1,3 +1,4 @@
+import { CERTIFICATE_EXPIRY_SCAN, expiryScanHandler } from "../certificates/expiry-scan.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { maintenanceHandlers, PURGE_IDEMPOTENCY } from "./maintenance.ts";
 import { createScheduler } from "./scheduler.ts";
@@ -19,14 +20,14 @@ export function createBackground(
 		store: deps.store,
 		now: deps.now,
 		logger: deps.logger.child({ component: "worker" }),
-		handlers: { ...maintenanceHandlers(deps) },
+		handlers: { ...maintenanceHandlers(deps), [CERTIFICATE_EXPIRY_SCAN.name]: expiryScanHandler(deps) },
 		...options,
 	});
 	const scheduler = createScheduler({
 		store: deps.store,
 		now: deps.now,
 		logger: deps.logger.child({ component: "scheduler" }),
-		tasks: [PURGE_IDEMPOTENCY],
+		tasks: [PURGE_IDEMPOTENCY, CERTIFICATE_EXPIRY_SCAN],
 		onEnqueued: () => worker.wake(),
 	});
 	return {

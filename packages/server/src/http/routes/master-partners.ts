@@ -1,0 +1,150 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { certificateSchema, certificateView } from "../../service/views/certificate-views.ts";
+import { formatInstant } from "../../service/views/instant.ts";
+import { partnerSchema, partnerView } from "../../service/views/partner-views.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
+import { listBody, listEnvelope, pageQueryEntries, toPageRequest } from "../pagination.ts";
+import { query } from "../query.ts";
+import { partnerCreateSchema, partnerPatchSchema, toPartnerInput } from "../schemas/partner-body.ts";
+import { booleanParam, searchParam } from "../schemas/query-values.ts";
+
+const TAG = ["Master partners"];
+const notFound = { 404: "no such master partner in this account (PARTNER_NOT_FOUND)" };
+const listQuery = v.object({ ...pageQueryEntries, search: v.optional(searchParam), active: v.optional(booleanParam) });
+const masterDetailSchema = v.object({ ...partnerSchema.entries, certificates: v.array(certificateSchema) });
+
+/**
+ * `/v1/accounts/{account_id}/partners` (decisions.md, Tenants and accounts): master partners,
+ * inherited by every tenant of the account. Account-scoped keys with partners:read/write.
+ */
+export function masterPartnerRoutes() {
+	return new Hono<AppEnv>()
+		.get(
+			"/:account_id/partners",
+			doc({
+				tags: TAG,
+				summary: "List the account's master partners",
+				responses: { 200: { description: "a page of master partners", schema: listEnvelope(partnerSchema) } },
+			}),
+			query(listQuery),
+			async (c) => {
+				const q = c.req.valid("query");
+				const page = await c.var.service.masterPartners.list(
+					c.var.principal,
+					c.req.param("account_id"),
+					{ ...(q.search ? { search: q.search } : {}), ...(q.active !== undefined ? { active: q.active } : {}) },
+					toPageRequest(q),
+				);
+				return c.json(
+					listBody(page, q, (p) => ({ ...partnerView(p), type: "inherited" as const, master_partner_id: p.record.id })),
+				);
+			},
+		)
+		.post(
+			"/:account_id/partners",
+			doc({
+				tags: TAG,
+				summary: "Create a master partner, inherited by every tenant",
+				body: partnerCreateSchema,
+				responses: {
+					201: {
+						description: "created; emits partner.created (account-level)",
+						schema: messageEnvelope(partnerSchema),
+					},
+				},
+				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
+			}),
+			body(partnerCreateSchema),
+			async (c) => {
+				const partner = await c.var.service.masterPartners.create(c.var.principal, c.req.param("account_id"), {
+					...toPartnerInput(c.var.body),
+					name: c.var.body.name,
+					as2Id: c.var.body.as2_id,
+					url: c.var.body.url,
+				});
+				return c.json(
+					{
+						message: "Master partner created",
+						data: { ...partnerView(partner), master_partner_id: partner.record.id },
+					},
+					201,
+				);
+			},
+		)
+		.get(
+			"/:account_id/partners/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "One master partner with its certificates",
+				responses: { 200: { description: "the master partner", schema: dataEnvelope(masterDetailSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const { partner, certificates } = await c.var.service.masterPartners.get(
+					c.var.principal,
+					c.req.param("account_id"),
+					c.req.param("partner_id"),
+				);
+				return c.json({
+					data: {
+						...partnerView(partner),
+						master_partner_id: partner.record.id,
+						certificates: certificates.map(certificateView),
+					},
+				});
+			},
+		)
+		.patch(
+			"/:account_id/partners/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "Change a master partner (every tenant without an override of a field sees the change)",
+				body: partnerPatchSchema,
+				responses: {
+					200: {
+						description: "updated; emits partner.updated (account-level)",
+						schema: messageEnvelope(partnerSchema),
+					},
+				},
+				errors: notFound,
+			}),
+			body(partnerPatchSchema),
+			async (c) => {
+				const partner = await c.var.service.masterPartners.update(
+					c.var.principal,
+					c.req.param("account_id"),
+					c.req.param("partner_id"),
+					toPartnerInput(c.var.body),
+				);
+				return c.json({
+					message: "Master partner updated",
+					data: { ...partnerView(partner), master_partner_id: partner.record.id },
+				});
+			},
+		)
+		.delete(
+			"/:account_id/partners/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "Delete a master partner for every tenant (its certificates become inactive, messages stay)",
+				responses: {
+					200: {
+						description: "deleted; emits partner.deleted",
+						schema: messageEnvelope(v.object({ id: v.string(), deleted_at: v.string() })),
+					},
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const { id, deletedAt } = await c.var.service.masterPartners.delete(
+					c.var.principal,
+					c.req.param("account_id"),
+					c.req.param("partner_id"),
+				);
+				return c.json({ message: "Master partner deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
+			},
+		);
+}

@@ -1,0 +1,123 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { EffectivePartner } from "../../service/partners/effective-partner.ts";
+import type { PartnerTestResult } from "../../service/partners/partner-tests.ts";
+import { formatInstant } from "../../service/views/instant.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { doc } from "../openapi.ts";
+
+const TAG = ["Partners"];
+const notFound = { 404: "no such partner for this tenant (PARTNER_NOT_FOUND)" };
+
+const validationSchema = v.object({
+	valid: v.boolean(),
+	checks: v.array(
+		v.object({
+			name: v.string(),
+			status: v.picklist(["pass", "fail", "warning"]),
+			message: v.string(),
+			issue: v.optional(
+				v.picklist([
+					"INVALID_AS2_ID",
+					"UNREACHABLE_ENDPOINT",
+					"EXPIRED_CERTIFICATE",
+					"CERTIFICATE_REQUIRED",
+					"UNSUPPORTED_ALGORITHM",
+				]),
+			),
+		}),
+	),
+});
+
+const testBodySchema = v.object({ test_type: v.picklist(["ping"]) });
+const stepSchema = v.object({
+	step: v.string(),
+	status: v.picklist(["success", "warning", "failure"]),
+	duration_ms: v.number(),
+	details: v.record(v.string(), v.unknown()),
+});
+const testResultSchema = v.object({
+	success: v.boolean(),
+	message: v.string(),
+	data: v.object({
+		test_type: v.string(),
+		partner: v.object({ id: v.string(), name: v.string(), as2_id: v.string(), url: v.string() }),
+		results: v.object({
+			connectivity: v.boolean(),
+			response_time_ms: v.nullable(v.number()),
+			ssl_validation: v.nullable(v.record(v.string(), v.unknown())),
+			error: v.optional(v.string()),
+		}),
+		timeline: v.array(stepSchema),
+		duration_ms: v.number(),
+		tested_at: v.string(),
+	}),
+});
+
+/** `POST /v1/partners/{id}/validate` and `POST /v1/partners/{id}/test` (interface spec, Partners). */
+export function partnerCheckRoutes() {
+	return new Hono<AppEnv>()
+		.post(
+			"/:partner_id/validate",
+			doc({
+				tags: TAG,
+				summary:
+					"Check a partner's configuration: AS2 id, endpoint reachability, certificates, algorithms (partners:read)",
+				description:
+					"Answers the top-level object (no data envelope). Failed checks name the spec's issue: INVALID_AS2_ID, UNREACHABLE_ENDPOINT, EXPIRED_CERTIFICATE, UNSUPPORTED_ALGORITHM (and CERTIFICATE_REQUIRED).",
+				responses: { 200: { description: "the checks", schema: validationSchema } },
+				errors: notFound,
+			}),
+			async (c) => c.json(await c.var.service.partnerChecks.validate(c.var.principal, c.req.param("partner_id"))),
+		)
+		.post(
+			"/:partner_id/test",
+			doc({
+				tags: TAG,
+				summary: "Test the connection to a partner: DNS, TCP and TLS handshake, each timed (partners:read)",
+				description:
+					"Counts against the plan's partner tests per hour (429 when used up); the result becomes the partner's connection_status.",
+				body: testBodySchema,
+				responses: { 200: { description: "the timeline and results", schema: testResultSchema } },
+				errors: notFound,
+			}),
+			body(testBodySchema),
+			async (c) => {
+				const result = await c.var.service.partnerChecks.ping(c.var.principal, c.req.param("partner_id"));
+				return c.json(testResponse(result.partner, result));
+			},
+		);
+}
+
+function testResponse(partner: EffectivePartner, result: PartnerTestResult) {
+	const p = partner.record;
+	const { probe } = result;
+	return {
+		success: result.success,
+		message: result.success ? "Partner reachable" : `Partner test failed: ${probe.error}`,
+		data: {
+			test_type: result.testType,
+			partner: { id: p.id, name: p.name, as2_id: p.as2Id, url: p.url },
+			results: {
+				connectivity: probe.reachable,
+				response_time_ms: probe.responseTimeMs,
+				ssl_validation: probe.tls && {
+					verified: probe.tls.verified,
+					protocol: probe.tls.protocol,
+					error: probe.tls.error,
+					certificate: probe.tls.certificate,
+				},
+				...(probe.error ? { error: probe.error } : {}),
+			},
+			timeline: probe.steps.map((s) => ({
+				step: s.step,
+				status: s.status,
+				duration_ms: s.durationMs,
+				details: s.details,
+			})),
+			duration_ms: result.durationMs,
+			tested_at: formatInstant(result.testedAt),
+		},
+	};
+}

@@ -1,0 +1,295 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { certificateSchema, certificateView } from "../../service/views/certificate-views.ts";
+import { formatInstant } from "../../service/views/instant.ts";
+import {
+	configurationSchema,
+	configurationView,
+	overrideView,
+	partnerDetailSchema,
+	partnerDetailView,
+	partnerSchema,
+	partnerView,
+} from "../../service/views/partner-views.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { idempotent } from "../middleware/idempotent.ts";
+import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
+import { listBody, listEnvelope, pageQueryEntries, toPageRequest } from "../pagination.ts";
+import { query } from "../query.ts";
+import { bytesOf, fileOrText } from "../schemas/file-field.ts";
+import { partnerCreateSchema, partnerPatchSchema, toPartnerInput } from "../schemas/partner-body.ts";
+import { booleanParam, searchParam } from "../schemas/query-values.ts";
+import { text } from "../schemas/strings.ts";
+
+const TAG = ["Partners"];
+const notFound = { 404: "no such partner for this tenant (PARTNER_NOT_FOUND)" };
+const listQuery = v.object({
+	...pageQueryEntries,
+	search: v.optional(searchParam),
+	active: v.optional(booleanParam),
+	type: v.optional(v.picklist(["tenant", "inherited", "all"])),
+});
+const uploadSchema = v.object({
+	name: text(1, 255),
+	usage: v.picklist(["encryption", "signing", "both"]),
+	certificate: fileOrText,
+});
+const partnerWithOverrides = v.object({
+	...partnerSchema.entries,
+	override_settings: v.optional(v.record(v.string(), v.unknown())),
+});
+const overridesSchema = v.object({
+	partner_id: v.string(),
+	master_partner_id: v.string(),
+	has_overrides: v.boolean(),
+	override_settings: v.record(v.string(), v.unknown()),
+});
+
+/** `/v1/partners` (interface spec, Partners; decisions.md for the responses it leaves open). */
+export function partnerRoutes() {
+	return new Hono<AppEnv>()
+		.get(
+			"/",
+			doc({
+				tags: TAG,
+				summary: "List the tenant's partners and the inherited master partners (partners:read)",
+				responses: { 200: { description: "a page of partners, oldest first", schema: listEnvelope(partnerSchema) } },
+			}),
+			query(listQuery),
+			async (c) => {
+				const q = c.req.valid("query");
+				const page = await c.var.service.partners.list(
+					c.var.principal,
+					{
+						...(q.search ? { search: q.search } : {}),
+						...(q.active !== undefined ? { active: q.active } : {}),
+						type: q.type ?? "all",
+					},
+					toPageRequest(q),
+				);
+				return c.json(listBody(page, q, partnerView));
+			},
+		)
+		.post(
+			"/",
+			doc({
+				tags: TAG,
+				summary: "Create a tenant partner (partners:write)",
+				description:
+					"Errors: 422 DUPLICATE_AS2_ID, INVALID_AS2_ID_FORMAT, INVALID_ENDPOINT_URL (https only unless AS2_ALLOW_HTTP=1), UNSUPPORTED_ALGORITHM; 402 PARTNER_LIMIT_EXCEEDED. Emits partner.created.",
+				body: partnerCreateSchema,
+				idempotent: true,
+				responses: { 201: { description: "created (active)", schema: messageEnvelope(partnerSchema) } },
+				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
+			}),
+			idempotent(),
+			body(partnerCreateSchema),
+			async (c) => {
+				const input = toPartnerInput(c.var.body);
+				const partner = await c.var.service.partners.create(c.var.principal, {
+					...input,
+					name: c.var.body.name,
+					as2Id: c.var.body.as2_id,
+					url: c.var.body.url,
+				});
+				return c.json({ message: "Partner created", data: partnerView(partner) }, 201);
+			},
+		)
+		.get(
+			"/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "One partner with certificates, message statistics and connection status (partners:read)",
+				responses: { 200: { description: "the partner", schema: dataEnvelope(partnerDetailSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const { partner, certificates, stats } = await c.var.service.partners.get(
+					c.var.principal,
+					c.req.param("partner_id"),
+				);
+				return c.json({ data: partnerDetailView(partner, certificates, stats) });
+			},
+		)
+		.patch(
+			"/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "Change a partner; on an inherited partner, store the tenant's overrides (partners:write)",
+				description:
+					"Only the supplied fields change. On an inherited partner an account-scoped key stores them as `override_settings`; tenant keys get 403. Emits partner.updated.",
+				body: partnerPatchSchema,
+				idempotent: true,
+				responses: { 200: { description: "updated", schema: messageEnvelope(partnerWithOverrides) } },
+				errors: notFound,
+			}),
+			idempotent(),
+			body(partnerPatchSchema),
+			async (c) => {
+				const partner = await c.var.service.partners.update(
+					c.var.principal,
+					c.req.param("partner_id"),
+					toPartnerInput(c.var.body),
+				);
+				return c.json({
+					message: "Partner updated",
+					data: {
+						...partnerView(partner),
+						...(partner.override ? { override_settings: overrideView(partner.override) } : {}),
+					},
+				});
+			},
+		)
+		.delete(
+			"/:partner_id",
+			doc({
+				tags: TAG,
+				summary: "Delete a tenant partner: its certificates become inactive, its messages stay (partners:write)",
+				responses: {
+					200: {
+						description: "deleted; emits partner.deleted",
+						schema: messageEnvelope(v.object({ id: v.string(), deleted_at: v.string() })),
+					},
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const { id, deletedAt } = await c.var.service.partners.delete(c.var.principal, c.req.param("partner_id"));
+				return c.json({ message: "Partner deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
+			},
+		)
+		.post(
+			"/:partner_id/activate",
+			doc({
+				tags: TAG,
+				summary: "Activate a partner (partners:write)",
+				responses: {
+					200: {
+						description: "active",
+						schema: messageEnvelope(v.object({ id: v.string(), active: v.literal(true), activated_at: v.string() })),
+					},
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const partner = await c.var.service.partners.setActive(c.var.principal, c.req.param("partner_id"), true);
+				return c.json({
+					message: "Partner activated",
+					data: { id: partner.record.id, active: true, activated_at: formatInstant(partner.record.updatedAt) },
+				});
+			},
+		)
+		.post(
+			"/:partner_id/deactivate",
+			doc({
+				tags: TAG,
+				summary: "Deactivate a partner: sending to it fails with PARTNER_INACTIVE (partners:write)",
+				responses: {
+					200: {
+						description: "inactive",
+						schema: messageEnvelope(v.object({ id: v.string(), active: v.literal(false), deactivated_at: v.string() })),
+					},
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const partner = await c.var.service.partners.setActive(c.var.principal, c.req.param("partner_id"), false);
+				return c.json({
+					message: "Partner deactivated",
+					data: {
+						id: partner.record.id,
+						active: false,
+						deactivated_at: formatInstant(partner.record.deactivatedAt ?? partner.record.updatedAt),
+					},
+				});
+			},
+		)
+		.get(
+			"/:partner_id/configuration",
+			doc({
+				tags: TAG,
+				summary:
+					"The partner's nested configuration: security, MDN, connection, certificates, statistics, HTTP, TLS, compatibility, inbound",
+				description: "Every group is writable through PATCH /v1/partners/{partner_id} with the same names.",
+				responses: { 200: { description: "the configuration", schema: dataEnvelope(configurationSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const { partner, certificates, stats } = await c.var.service.partners.get(
+					c.var.principal,
+					c.req.param("partner_id"),
+				);
+				return c.json({ data: configurationView(partner, certificates, stats) });
+			},
+		)
+		.get(
+			"/:partner_id/overrides",
+			doc({
+				tags: TAG,
+				summary: "The tenant's overrides of an inherited partner (account-scoped keys)",
+				responses: { 200: { description: "the overrides", schema: dataEnvelope(overridesSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const partner = await c.var.service.partners.getOverrides(c.var.principal, c.req.param("partner_id"));
+				return c.json({
+					data: {
+						partner_id: partner.record.id,
+						master_partner_id: partner.masterPartnerId!,
+						has_overrides: partner.override !== null,
+						override_settings: partner.override ? overrideView(partner.override) : {},
+					},
+				});
+			},
+		)
+		.delete(
+			"/:partner_id/overrides",
+			doc({
+				tags: TAG,
+				summary: "Drop the tenant's overrides: back to the master configuration (account-scoped keys)",
+				responses: { 200: { description: "reset; emits partner.updated", schema: messageEnvelope(partnerSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const partner = await c.var.service.partners.deleteOverrides(c.var.principal, c.req.param("partner_id"));
+				return c.json({ message: "Overrides removed", data: partnerView(partner) });
+			},
+		)
+		.get(
+			"/:partner_id/certificates",
+			doc({
+				tags: TAG,
+				summary: "The partner's certificates (certificates:read)",
+				responses: { 200: { description: "newest first", schema: v.object({ data: v.array(certificateSchema) }) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const { certificates } = await c.var.service.partners.get(c.var.principal, c.req.param("partner_id"));
+				return c.json({ data: certificates.map(certificateView) });
+			},
+		)
+		.post(
+			"/:partner_id/certificates",
+			doc({
+				tags: TAG,
+				summary: "Upload a partner certificate: PEM, DER or a PKCS#7 bundle (certificates:write)",
+				description:
+					"multipart/form-data with the file in `certificate`; JSON with PEM text (or base64 DER) works too. Emits certificate.uploaded.",
+				body: uploadSchema,
+				responses: { 201: { description: "uploaded (active)", schema: messageEnvelope(certificateSchema) } },
+				errors: { ...notFound, 402: "the plan's certificate limit is reached (CERTIFICATE_LIMIT_EXCEEDED)" },
+			}),
+			body(uploadSchema),
+			async (c) => {
+				const certificate = await c.var.service.certificates.upload(c.var.principal, {
+					name: c.var.body.name,
+					usage: c.var.body.usage,
+					type: "partner",
+					partnerId: c.req.param("partner_id"),
+					certificate: await bytesOf(c.var.body.certificate, { base64: true }),
+				});
+				return c.json({ message: "Certificate uploaded", data: certificateView(certificate) }, 201);
+			},
+		);
+}

@@ -1,0 +1,76 @@
+import { describeCertificate, type GeneratedIdentity, generateSelfSigned } from "@as2kit/core";
+import type { As2Store, CertificateRecord, Environment, TenantRecord } from "@as2kit/core/store";
+import { recordEvent } from "../events.ts";
+import { seal } from "../secrets/sealed.ts";
+import { certificateView } from "../views/certificate-views.ts";
+
+/** Validity of a generated tenant identity: two years, renewed by uploading the tenant's own. */
+const IDENTITY_DAYS = 730;
+
+/**
+ * decisions.md, Identity certificate of a tenant: an RSA-2048 self-signed identity for signing
+ * and decryption, made at tenant creation so the tenant can trade at once. Generated outside
+ * the transaction (key generation takes tens of milliseconds), stored inside it.
+ */
+export function generateTenantIdentity(name: string, now: Date): Promise<GeneratedIdentity> {
+	return generateSelfSigned({
+		commonName: name.slice(0, 64),
+		organization: "as2kit",
+		bits: 2048,
+		// A minute of slack for partners whose clocks run a little behind ours.
+		notBefore: new Date(now.getTime() - 60_000),
+		notAfter: new Date(now.getTime() + IDENTITY_DAYS * 86_400_000),
+	});
+}
+
+export async function insertIdentity(
+	tx: As2Store,
+	tenant: TenantRecord,
+	identity: GeneratedIdentity,
+	context: { sealKey: Uint8Array; environment: Environment },
+	at: Date,
+): Promise<CertificateRecord> {
+	const info = describeCertificate(identity.certificate);
+	const id = await tx.ids.next("cert_");
+	const record: CertificateRecord = {
+		id,
+		accountId: tenant.accountId,
+		tenantId: tenant.id,
+		partnerId: null,
+		type: "identity",
+		usage: "both",
+		origin: "generated",
+		name: `${tenant.name} identity (generated)`,
+		subject: info.subject,
+		issuer: info.issuer,
+		serialNumber: info.serialNumber,
+		fingerprint: info.fingerprint,
+		keyAlgorithm: info.keyAlgorithm,
+		keyBits: info.keyBits,
+		notBefore: info.notBefore,
+		expiresAt: info.notAfter,
+		certificatePem: info.pem,
+		chainPem: null,
+		privateKeySealed: seal(context.sealKey, identity.privateKeyPem, id),
+		active: true,
+		activatedAt: at,
+		expiringNotifiedAt: null,
+		expiredNotifiedAt: null,
+		deletedAt: null,
+		createdAt: at,
+		updatedAt: at,
+	};
+	await tx.certificates.create(record);
+	await recordEvent(
+		tx,
+		{
+			kind: "certificate.uploaded",
+			accountId: tenant.accountId,
+			tenantId: tenant.id,
+			environment: context.environment,
+			data: certificateView(record),
+		},
+		at,
+	);
+	return record;
+}

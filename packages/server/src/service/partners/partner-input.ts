@@ -1,0 +1,163 @@
+import { parseCertificates } from "@as2kit/core";
+import type { EncryptAlgorithm, MdnMode, PartnerSettings, SignAlgorithm } from "@as2kit/core/store";
+import { isValidAs2Id } from "../as2-identifier.ts";
+import { seal } from "../secrets/sealed.ts";
+import { fieldError } from "../validation-error.ts";
+import { checkEndpointUrl } from "./endpoint-url.ts";
+import type { PartnerPatch, SettingsPatch } from "./partner-patch.ts";
+
+export const SIGN_ALGORITHMS: readonly SignAlgorithm[] = [
+	"SHA1withRSA",
+	"SHA256withRSA",
+	"SHA384withRSA",
+	"SHA512withRSA",
+];
+/** The spec's four CBC algorithms, plus AES-GCM (RFC 5084 AuthEnvelopedData) for partners that support it. */
+export const ENCRYPT_ALGORITHMS: readonly EncryptAlgorithm[] = [
+	"3DES",
+	"AES128_CBC",
+	"AES192_CBC",
+	"AES256_CBC",
+	"AES128_GCM",
+	"AES256_GCM",
+];
+
+/** A partner change as the API received it: shapes checked, meaning not yet. */
+export interface PartnerInput {
+	name?: string | undefined;
+	as2Id?: string | undefined;
+	url?: string | undefined;
+	sign?: boolean | undefined;
+	encrypt?: boolean | undefined;
+	compress?: boolean | undefined;
+	mdnMode?: MdnMode | undefined;
+	signAlgorithm?: string | null | undefined;
+	encryptAlgorithm?: string | null | undefined;
+	settings?: SettingsInput | undefined;
+}
+
+export interface SettingsInput {
+	mdn?:
+		| { url?: string | null | undefined; signed?: boolean | undefined; algorithm?: string | null | undefined }
+		| undefined;
+	connection?: Partial<PartnerSettings["connection"]> | undefined;
+	auth?: { username: string; password: string } | null | undefined;
+	headers?: Record<string, string> | undefined;
+	tls?: { caPem?: string | null | undefined; pinnedSha256?: string | null | undefined } | undefined;
+	compatibility?: Partial<PartnerSettings["compatibility"]> | undefined;
+	inbound?: Partial<PartnerSettings["inbound"]> | undefined;
+}
+
+const MIC_ALGORITHMS = ["sha1", "sha256", "sha384", "sha512"] as const;
+/** Headers the AS2 message itself owns (RFC 4130 §6, §7.3), or HTTP framing: never overridable. */
+const RESERVED_HEADERS =
+	/^(content-(type|length|transfer-encoding|disposition)|transfer-encoding|host|connection|message-id|mime-version|as2-(from|to|version)|disposition-notification-(to|options)|receipt-delivery-option|date|subject|ediint-features|authorization)$/i;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Checks a partner change and turns it into a patch, with the spec's codes: INVALID_AS2_ID_FORMAT,
+ * INVALID_ENDPOINT_URL, UNSUPPORTED_ALGORITHM (422), VALIDATION_FAILED for the rest. The HTTP
+ * password is sealed under `secretKey`, bound to `sealContext` (the partner id).
+ */
+export function toPartnerPatch(
+	input: PartnerInput,
+	options: { allowHttp: boolean; secretKey: Uint8Array; sealContext: string },
+): PartnerPatch {
+	const patch: PartnerPatch = {};
+	if (input.name !== undefined) patch.name = input.name;
+	if (input.as2Id !== undefined) {
+		if (!isValidAs2Id(input.as2Id)) {
+			throw fieldError(
+				"as2_id",
+				"may contain only letters, digits, hyphens and underscores (1-50 characters)",
+				"INVALID_AS2_ID_FORMAT",
+			);
+		}
+		patch.as2Id = input.as2Id;
+	}
+	if (input.url !== undefined) patch.url = checkEndpointUrl(input.url, options.allowHttp);
+	for (const flag of ["sign", "encrypt", "compress"] as const) if (input[flag] !== undefined) patch[flag] = input[flag];
+	if (input.mdnMode !== undefined) patch.mdnMode = input.mdnMode;
+	if (input.signAlgorithm !== undefined)
+		patch.signAlgorithm = pick(input.signAlgorithm, SIGN_ALGORITHMS, "sign_algorithm");
+	if (input.encryptAlgorithm !== undefined) {
+		patch.encryptAlgorithm = pick(input.encryptAlgorithm, ENCRYPT_ALGORITHMS, "encrypt_algorithm");
+	}
+	if (input.settings) patch.settings = toSettingsPatch(input.settings, options);
+	return patch;
+}
+
+function toSettingsPatch(
+	input: SettingsInput,
+	options: { allowHttp: boolean; secretKey: Uint8Array; sealContext: string },
+): SettingsPatch {
+	const patch: SettingsPatch = {};
+	if (input.mdn) {
+		const { url, signed, algorithm } = input.mdn;
+		patch.mdn = {
+			...(url !== undefined ? { url: url === null ? null : checkEndpointUrl(url, options.allowHttp, "mdn.url") } : {}),
+			...(signed !== undefined ? { signed } : {}),
+			...(algorithm !== undefined ? { algorithm: pick(algorithm, MIC_ALGORITHMS, "mdn.algorithm") } : {}),
+		};
+	}
+	if (input.connection) patch.connection = input.connection;
+	if (input.auth !== undefined) {
+		patch.auth =
+			input.auth === null
+				? null
+				: {
+						username: input.auth.username,
+						passwordSealed: seal(options.secretKey, input.auth.password, options.sealContext),
+					};
+	}
+	if (input.headers !== undefined) patch.headers = checkHeaders(input.headers);
+	if (input.tls) {
+		const { caPem, pinnedSha256 } = input.tls;
+		patch.tls = {
+			...(caPem !== undefined ? { caPem: caPem === null ? null : checkCa(caPem) } : {}),
+			...(pinnedSha256 !== undefined ? { pinnedSha256: pinnedSha256 === null ? null : checkPin(pinnedSha256) } : {}),
+		};
+	}
+	if (input.compatibility) patch.compatibility = input.compatibility;
+	if (input.inbound) patch.inbound = input.inbound;
+	return patch;
+}
+
+function pick<T extends string>(value: string | null, allowed: readonly T[], field: string): T | null {
+	if (value === null) return null;
+	if (!(allowed as readonly string[]).includes(value)) {
+		throw fieldError(field, `is not supported; use one of ${allowed.join(", ")}`, "UNSUPPORTED_ALGORITHM");
+	}
+	return value as T;
+}
+
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
+	for (const [name, value] of Object.entries(headers)) {
+		if (!TOKEN.test(name)) throw fieldError("http.headers", `${name} is not a valid header name`);
+		if (RESERVED_HEADERS.test(name))
+			throw fieldError("http.headers", `${name} is set by the AS2 engine and cannot be overridden`);
+		if (/[\r\n\0]/.test(value) || value.length > 4096) throw fieldError("http.headers", `${name} has an invalid value`);
+	}
+	if (Object.keys(headers).length > 50) throw fieldError("http.headers", "may hold at most 50 headers");
+	return headers;
+}
+
+function checkCa(pem: string): string {
+	try {
+		parseCertificates(pem);
+	} catch {
+		throw fieldError("tls.ca_certificate", "is not a PEM certificate");
+	}
+	return pem;
+}
+
+/** A pinned leaf certificate: SHA-256 of its DER, as hex (colons and a SHA256: prefix tolerated). */
+function checkPin(value: string): string {
+	const hex = value
+		.replace(/^sha256:/i, "")
+		.replace(/:/g, "")
+		.toLowerCase();
+	if (!/^[0-9a-f]{64}$/.test(hex))
+		throw fieldError("tls.pinned_certificate_sha256", "must be a SHA-256 fingerprint (64 hex digits)");
+	return hex;
+}
