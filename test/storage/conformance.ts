@@ -11,6 +11,7 @@ import { eventTests } from "./suites/events.ts";
 import { idempotencyTests } from "./suites/idempotency.ts";
 import { jobTests } from "./suites/jobs.ts";
 import { limitTests } from "./suites/limits.ts";
+import { messageTests } from "./suites/messages.ts";
 import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
 import { transactionTests } from "./suites/transactions.ts";
@@ -21,6 +22,7 @@ const SUITES = {
 	...tenantTests,
 	...apiKeyTests,
 	...partnerTests,
+	...messageTests,
 	...eventTests,
 	...idempotencyTests,
 	...limitTests,

@@ -14,6 +14,7 @@ import { createIdempotencyStore } from "./repositories/idempotency.ts";
 import { createIdStore } from "./repositories/ids.ts";
 import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createMessageStore } from "./repositories/messages.ts";
 import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
@@ -61,6 +62,7 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		apiKeys: createApiKeyStore(exec),
 		partners: createPartnerStore(exec),
 		certificates: createCertificateStore(exec),
+		messages: createMessageStore(exec),
 		events: createEventStore(exec),
 		idempotency: createIdempotencyStore(exec),
 		rateLimits: createRateLimitStore(exec),

@@ -3,7 +3,7 @@
  * integer milliseconds (`timestamp_ms`), JSON as text. drizzle-kit generates the migrations
  * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
  */
-import type { Json, PartnerSettings } from "@as2kit/core/store";
+import type { Json, MdnData, PartnerSettings } from "@as2kit/core/store";
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -276,5 +276,65 @@ export const certificates = sqliteTable(
 		index("certificates_partner_idx").on(t.partnerId),
 		index("certificates_account_idx").on(t.accountId),
 		index("certificates_expiry_idx").on(t.expiresAt),
+	],
+);
+
+export const messages = sqliteTable(
+	"messages",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		environment: text("environment").notNull(),
+		direction: text("direction").notNull(),
+		messageId: text("message_id").notNull(),
+		partnerId: text("partner_id").notNull(),
+		partnerName: text("partner_name").notNull(),
+		partnerAs2Id: text("partner_as2_id").notNull(),
+		partnerUrl: text("partner_url").notNull(),
+		status: text("status").notNull(),
+		fromAs2Id: text("from_as2_id").notNull(),
+		toAs2Id: text("to_as2_id").notNull(),
+		subject: text("subject"),
+		contentType: text("content_type").notNull(),
+		filename: text("filename"),
+		bytes: integer("bytes").notNull(),
+		compressed: integer("compressed", { mode: "boolean" }).notNull(),
+		encrypted: integer("encrypted", { mode: "boolean" }).notNull(),
+		signed: integer("signed", { mode: "boolean" }).notNull(),
+		mdnMode: text("mdn_mode").notNull(),
+		mdnStatus: text("mdn_status").notNull(),
+		mdnData: json<MdnData>("mdn_data"),
+		mic: text("mic"),
+		priority: text("priority").notNull(),
+		headers: json<Record<string, string>>("headers").notNull(),
+		payloadKey: text("payload_key"),
+		scheduledAt: instant("scheduled_at"),
+		attempts: integer("attempts").notNull(),
+		lastAttemptAt: instant("last_attempt_at"),
+		sentAt: instant("sent_at"),
+		deliveredAt: instant("delivered_at"),
+		failedAt: instant("failed_at"),
+		mdnDeadline: instant("mdn_deadline"),
+		errorCode: text("error_code"),
+		errorMessage: text("error_message"),
+		transmissionTimeMs: integer("transmission_time_ms"),
+		details: json<{ [key: string]: Json }>("details").notNull(),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [
+		// Lists are per tenant, newest first, optionally narrowed: one index per common filter.
+		index("messages_tenant_created_idx").on(t.tenantId, t.createdAt),
+		index("messages_tenant_status_idx").on(t.tenantId, t.status, t.createdAt),
+		index("messages_tenant_partner_idx").on(t.tenantId, t.partnerId, t.createdAt),
+		index("messages_tenant_direction_idx").on(t.tenantId, t.direction, t.createdAt),
+		index("messages_tenant_mdn_status_idx").on(t.tenantId, t.mdnStatus, t.createdAt),
+		index("messages_message_id_idx").on(t.tenantId, t.messageId),
+		// A partner's inbound Message-ID is stored once (decisions.md: duplicates are not stored twice).
+		uniqueIndex("messages_inbound_unique_idx")
+			.on(t.tenantId, t.partnerId, t.messageId)
+			.where(sql`${t.direction} = 'inbound'`),
+		index("messages_mdn_deadline_idx").on(t.mdnDeadline).where(sql`${t.mdnStatus} = 'pending' AND ${t.status} = 'sent'`),
 	],
 );

@@ -6,6 +6,8 @@ export type { BlobInfo, BlobStore } from "./blob-store.ts";
 export { formatId } from "./format-id.ts";
 export type { ClaimOptions, JobRecord, JobStore, NewJob, ScheduleStore } from "./jobs.ts";
 export type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "./limits.ts";
+export type * from "./message-records.ts";
+export type * from "./message-store.ts";
 export type { Page, PageRequest } from "./pagination.ts";
 export type * from "./partner-records.ts";
 export type * from "./partner-store.ts";

@@ -18,7 +18,8 @@ export interface PartnerSettings {
 		/** The MIC algorithm asked for in signed-receipt-micalg; null: the signing digest. */
 		algorithm: "sha1" | "sha256" | "sha384" | "sha512" | null;
 	};
-	connection: { timeoutSeconds: number; retryAttempts: number; retryIntervalSeconds: number };
+	/** `retryIntervalSeconds` null: the deployment's schedule (AS2_SEND_RETRY_DELAYS). */
+	connection: { timeoutSeconds: number; retryAttempts: number; retryIntervalSeconds: number | null };
 	/** HTTP basic auth towards the partner's endpoint; the password is sealed. */
 	auth: { username: string; passwordSealed: string } | null;
 	/** Extra HTTP headers sent with every request to the partner. */

@@ -43,7 +43,7 @@ const entries = {
 		v.object({
 			timeout_seconds: v.optional(seconds(1, 3600)),
 			retry_attempts: v.optional(seconds(0, 20)),
-			retry_interval_seconds: v.optional(seconds(1, 86_400)),
+			retry_interval_seconds: v.optional(v.nullable(seconds(1, 86_400))),
 		}),
 	),
 	http: v.optional(

@@ -173,7 +173,11 @@ export const configurationSchema = v.object({
 		signed: v.boolean(),
 		algorithm: v.nullable(v.string()),
 	}),
-	connection: v.object({ timeout_seconds: v.number(), retry_attempts: v.number(), retry_interval_seconds: v.number() }),
+	connection: v.object({
+		timeout_seconds: v.number(),
+		retry_attempts: v.number(),
+		retry_interval_seconds: v.pipe(v.nullable(v.number()), v.description("null: the deployment's retry schedule (AS2_SEND_RETRY_DELAYS)")),
+	}),
 	certificates: v.array(
 		v.object({ id: v.string(), usage: v.string(), active: v.boolean(), expires_at: instantSchema }),
 	),

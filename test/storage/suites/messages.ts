@@ -1,0 +1,202 @@
+import type { MessageRecord } from "@as2kit/core/store";
+import { expect } from "vitest";
+import { expectConflict } from "./expect-conflict.ts";
+import { at, T0 } from "./fixtures.ts";
+import type { ConformanceTest } from "./types.ts";
+
+export function message(id: string, overrides: Partial<MessageRecord> = {}): MessageRecord {
+	return {
+		id,
+		accountId: "acc_000001",
+		tenantId: "tnt_000001",
+		environment: "live",
+		direction: "outbound",
+		messageId: `${id}@as2kit.example`,
+		partnerId: "prt_000001",
+		partnerName: "Partner",
+		partnerAs2Id: "PARTNER",
+		partnerUrl: "https://partner.example/as2",
+		status: "queued",
+		fromAs2Id: "ME",
+		toAs2Id: "PARTNER",
+		subject: `Order ${id}`,
+		contentType: "application/edi-x12",
+		filename: null,
+		bytes: 100,
+		compressed: false,
+		encrypted: true,
+		signed: true,
+		mdnMode: "sync",
+		mdnStatus: "pending",
+		mdnData: null,
+		mic: null,
+		priority: "normal",
+		headers: {},
+		payloadKey: `payloads/${id}`,
+		scheduledAt: null,
+		attempts: 0,
+		lastAttemptAt: null,
+		sentAt: null,
+		deliveredAt: null,
+		failedAt: null,
+		mdnDeadline: null,
+		errorCode: null,
+		errorMessage: null,
+		transmissionTimeMs: null,
+		details: {},
+		createdAt: T0,
+		updatedAt: T0,
+		...overrides,
+	};
+}
+
+const page = { page: 1, perPage: 50 };
+
+export const messageTests = {
+	"messages - stored whole, scoped to their tenant": async ({ store }) => {
+		const full = message("msg_000001", {
+			mdnData: {
+				disposition: "automatic-action/MDN-sent-automatically; processed",
+				receivedContentMic: "abc=, sha-256",
+				reportingUa: "x",
+				originalMessageId: "a@b",
+				finalRecipient: "ME",
+				signed: true,
+				signatureValid: true,
+				micMatches: true,
+				messageId: "m@x",
+				receivedAt: "2026-01-01T00:00:00.000Z",
+			},
+			headers: { "X-Custom": "1" },
+			details: { layers: ["signed", "encrypted"] },
+			scheduledAt: at(5),
+		});
+		await store.messages.create(full);
+		expect(await store.messages.get("tnt_000001", "msg_000001")).toEqual(full);
+		expect(await store.messages.get("tnt_000002", "msg_000001")).toBeNull();
+		expect(await store.messages.getById("msg_000001")).toEqual(full);
+	},
+	"messages - an inbound Message-ID is stored once per partner": async ({ store }) => {
+		const inbound = { direction: "inbound" as const, status: "received" as const, messageId: "dup@partner" };
+		await store.messages.create(message("msg_000001", inbound));
+		await expectConflict(store.messages.create(message("msg_000002", inbound)));
+		await store.messages.create(message("msg_000003", { ...inbound, partnerId: "prt_000002" }));
+		await store.messages.create(message("msg_000004", { ...inbound, direction: "outbound", status: "queued" }));
+		await store.messages.create(message("msg_000005", { ...inbound, direction: "outbound", status: "queued" }));
+		expect(
+			(
+				await store.messages.findByMessageId("tnt_000001", "dup@partner", {
+					direction: "inbound",
+					partnerId: "prt_000001",
+				})
+			)?.id,
+		).toBe("msg_000001");
+		expect(await store.messages.findByMessageId("tnt_000002", "dup@partner", { direction: "inbound" })).toBeNull();
+	},
+	"messages - list filters, newest first": async ({ store }) => {
+		await store.messages.create(
+			message("msg_000001", { createdAt: at(1), status: "delivered", subject: "Invoice 42" }),
+		);
+		await store.messages.create(
+			message("msg_000002", {
+				createdAt: at(2),
+				direction: "inbound",
+				status: "received",
+				encrypted: false,
+				mdnStatus: "none",
+			}),
+		);
+		await store.messages.create(
+			message("msg_000003", {
+				createdAt: at(3),
+				status: "failed",
+				errorCode: "PARTNER_UNREACHABLE",
+				partnerId: "prt_000002",
+			}),
+		);
+		await store.messages.create(
+			message("msg_000004", { createdAt: at(4), contentType: "application/xml", signed: false, environment: "test" }),
+		);
+		await store.messages.create(message("msg_000005", { createdAt: at(5), tenantId: "tnt_000002" }));
+		const ids = async (filter: object) =>
+			(await store.messages.list("tnt_000001", filter, page)).items.map((m) => m.id.slice(-1)).join("");
+		expect(await ids({})).toBe("4321");
+		expect(await ids({ status: "delivered" })).toBe("1");
+		expect(await ids({ direction: "inbound" })).toBe("2");
+		expect(await ids({ partnerId: "prt_000002" })).toBe("3");
+		expect(await ids({ fromDate: at(1), toDate: at(4) })).toBe("32");
+		expect(await ids({ search: "invoice" })).toBe("1");
+		expect(await ids({ search: "MSG_000003@" })).toBe("3");
+		expect(await ids({ search: "%" })).toBe("");
+		expect(await ids({ contentType: "application/xml" })).toBe("4");
+		expect(await ids({ hasErrors: true })).toBe("3");
+		expect(await ids({ hasErrors: false })).toBe("421");
+		expect(await ids({ mdnStatus: "none" })).toBe("2");
+		expect(await ids({ encrypted: false })).toBe("2");
+		expect(await ids({ signed: false })).toBe("4");
+		expect(await ids({ environment: "test" })).toBe("4");
+		const second = await store.messages.list("tnt_000001", {}, { page: 2, perPage: 3 });
+		expect([second.total, second.items.map((m) => m.id)]).toEqual([4, ["msg_000001"]]);
+	},
+	"messages - a transition applies only from the given states, once under a race": async ({ store }) => {
+		await store.messages.create(message("msg_000001"));
+		const racers = await Promise.all(
+			Array.from({ length: 5 }, (_, i) =>
+				store.messages.transition("msg_000001", ["queued"], {
+					status: "processing",
+					attempts: i + 1,
+					updatedAt: at(i),
+				}),
+			),
+		);
+		expect(racers.filter(Boolean)).toHaveLength(1);
+		expect(await store.messages.transition("msg_000001", ["queued"], { status: "failed" })).toBeNull();
+		const sent = await store.messages.transition("msg_000001", ["processing"], { status: "sent", sentAt: at(9) });
+		expect(sent).toMatchObject({ status: "sent", sentAt: at(9) });
+		const updated = await store.messages.update("msg_000001", { mdnDeadline: at(100), errorCode: "X" });
+		expect(updated).toMatchObject({ status: "sent", mdnDeadline: at(100), errorCode: "X" });
+	},
+	"messages - overdue async MDNs are found for the timeout scan": async ({ store }) => {
+		await store.messages.create(message("msg_000001", { status: "sent", mdnStatus: "pending", mdnDeadline: at(10) }));
+		await store.messages.create(message("msg_000002", { status: "sent", mdnStatus: "pending", mdnDeadline: at(100) }));
+		await store.messages.create(
+			message("msg_000003", { status: "delivered", mdnStatus: "received", mdnDeadline: at(10) }),
+		);
+		expect((await store.messages.listMdnOverdue(at(50), 10)).map((m) => m.id)).toEqual(["msg_000001"]);
+	},
+	"messages - partner traffic: totals, success, timings and days": async ({ store }) => {
+		const day1 = new Date("2026-01-01T10:00:00Z");
+		const day2 = new Date("2026-01-02T10:00:00Z");
+		await store.messages.create(
+			message("msg_000001", { createdAt: day1, status: "delivered", deliveredAt: new Date(day1.getTime() + 4000) }),
+		);
+		await store.messages.create(message("msg_000002", { createdAt: day1, status: "failed" }));
+		await store.messages.create(message("msg_000003", { createdAt: day2, status: "sent", mdnStatus: "none" }));
+		await store.messages.create(
+			message("msg_000004", {
+				createdAt: day2,
+				direction: "inbound",
+				status: "received",
+				updatedAt: new Date(day2.getTime() + 1000),
+			}),
+		);
+		await store.messages.create(message("msg_000005", { createdAt: day2, partnerId: "prt_000002" }));
+		const traffic = await store.messages.partnerTraffic("tnt_000001", "prt_000001", new Date("2025-12-01Z"));
+		expect(traffic).toEqual({
+			sent: 3,
+			received: 1,
+			outboundSucceeded: 2,
+			outboundFailed: 1,
+			inboundFailed: 0,
+			avgOutboundSeconds: 4,
+			avgInboundSeconds: 1,
+			lastMessageAt: day2,
+			days: [
+				{ date: "2026-01-01", sent: 2, received: 0, failures: 1 },
+				{ date: "2026-01-02", sent: 1, received: 1, failures: 0 },
+			],
+		});
+		const none = await store.messages.partnerTraffic("tnt_000001", "prt_000009", T0);
+		expect(none).toMatchObject({ sent: 0, received: 0, avgOutboundSeconds: null, lastMessageAt: null, days: [] });
+	},
+} satisfies Record<string, ConformanceTest>;
