@@ -176,7 +176,10 @@ export const configurationSchema = v.object({
 	connection: v.object({
 		timeout_seconds: v.number(),
 		retry_attempts: v.number(),
-		retry_interval_seconds: v.pipe(v.nullable(v.number()), v.description("null: the deployment's retry schedule (AS2_SEND_RETRY_DELAYS)")),
+		retry_interval_seconds: v.pipe(
+			v.nullable(v.number()),
+			v.description("null: the deployment's retry schedule (AS2_SEND_RETRY_DELAYS)"),
+		),
 	}),
 	certificates: v.array(
 		v.object({ id: v.string(), usage: v.string(), active: v.boolean(), expires_at: instantSchema }),

@@ -1,0 +1,205 @@
+import type { MdnData, MessageRecord } from "@as2kit/core/store";
+import * as v from "valibot";
+import { formatInstant, formatOptionalInstant } from "./instant.ts";
+import { idSchema, instantSchema, nullableInstantSchema } from "./schema-types.ts";
+
+const statusSchema = v.picklist(["queued", "processing", "sent", "delivered", "failed", "received"]);
+const mdnStatusSchema = v.picklist(["none", "pending", "received", "failed", "timeout"]);
+const partnerRefSchema = v.object({ id: v.string(), name: v.string(), as2_id: v.string() });
+
+export const messageSchema = v.object({
+	id: idSchema("msg_"),
+	message_id: v.pipe(v.string(), v.description("the AS2 Message-ID, without angle brackets")),
+	partner: partnerRefSchema,
+	status: statusSchema,
+	direction: v.picklist(["inbound", "outbound"]),
+	environment: v.picklist(["test", "live"]),
+	from_as2_id: v.string(),
+	to_as2_id: v.string(),
+	subject: v.nullable(v.string()),
+	content_type: v.string(),
+	filename: v.nullable(v.string()),
+	bytes: v.number(),
+	compressed: v.boolean(),
+	encrypted: v.boolean(),
+	signed: v.boolean(),
+	mdn_mode: v.picklist(["sync", "async", "none"]),
+	mdn_status: mdnStatusSchema,
+	priority: v.picklist(["low", "normal", "high"]),
+	attempts: v.number(),
+	last_attempt_at: nullableInstantSchema,
+	scheduled_at: nullableInstantSchema,
+	sent_at: nullableInstantSchema,
+	delivered_at: nullableInstantSchema,
+	error_code: v.nullable(v.string()),
+	error_message: v.nullable(v.string()),
+	created_at: instantSchema,
+	updated_at: instantSchema,
+});
+
+/** A message in lists (interface spec, Message), without mdn_data. */
+export function messageView(message: MessageRecord): v.InferOutput<typeof messageSchema> {
+	return {
+		id: message.id,
+		message_id: message.messageId,
+		partner: { id: message.partnerId, name: message.partnerName, as2_id: message.partnerAs2Id },
+		status: message.status,
+		direction: message.direction,
+		environment: message.environment,
+		from_as2_id: message.fromAs2Id,
+		to_as2_id: message.toAs2Id,
+		subject: message.subject,
+		content_type: message.contentType,
+		filename: message.filename,
+		bytes: message.bytes,
+		compressed: message.compressed,
+		encrypted: message.encrypted,
+		signed: message.signed,
+		mdn_mode: message.mdnMode,
+		mdn_status: message.mdnStatus,
+		priority: message.priority,
+		attempts: message.attempts,
+		last_attempt_at: formatOptionalInstant(message.lastAttemptAt),
+		scheduled_at: formatOptionalInstant(message.scheduledAt),
+		sent_at: formatOptionalInstant(message.sentAt),
+		delivered_at: formatOptionalInstant(message.deliveredAt),
+		error_code: message.errorCode,
+		error_message: message.errorMessage,
+		created_at: formatInstant(message.createdAt),
+		updated_at: formatInstant(message.updatedAt),
+	};
+}
+
+export const mdnDataSchema = v.object({
+	disposition: v.string(),
+	received_content_mic: v.nullable(v.string()),
+	reporting_ua: v.nullable(v.string()),
+	original_message_id: v.string(),
+	final_recipient: v.nullable(v.string()),
+	signed: v.boolean(),
+	signature_valid: v.nullable(v.boolean()),
+	mic_matches: v.nullable(v.boolean()),
+	received_at: v.string(),
+});
+
+export function mdnDataView(mdn: MdnData): v.InferOutput<typeof mdnDataSchema> {
+	return {
+		disposition: mdn.disposition,
+		received_content_mic: mdn.receivedContentMic,
+		reporting_ua: mdn.reportingUa,
+		original_message_id: mdn.originalMessageId,
+		final_recipient: mdn.finalRecipient,
+		signed: mdn.signed,
+		signature_valid: mdn.signatureValid,
+		mic_matches: mdn.micMatches,
+		received_at: mdn.receivedAt,
+	};
+}
+
+export const messageDetailSchema = v.object({
+	...messageSchema.entries,
+	partner: v.object({ ...partnerRefSchema.entries, url: v.string() }),
+	mdn_data: v.nullable(mdnDataSchema),
+	mic: v.nullable(v.string()),
+	headers: v.record(v.string(), v.string()),
+	transmission_time_ms: v.nullable(v.number()),
+	failed_at: nullableInstantSchema,
+	details: v.record(v.string(), v.unknown()),
+});
+
+/** `GET /v1/messages/{id}`: the message with its MDN data. */
+export function messageDetailView(message: MessageRecord): v.InferOutput<typeof messageDetailSchema> {
+	return {
+		...messageView(message),
+		partner: {
+			id: message.partnerId,
+			name: message.partnerName,
+			as2_id: message.partnerAs2Id,
+			url: message.partnerUrl,
+		},
+		mdn_data: message.mdnData ? mdnDataView(message.mdnData) : null,
+		mic: message.mic,
+		headers: message.headers,
+		transmission_time_ms: message.transmissionTimeMs,
+		failed_at: formatOptionalInstant(message.failedAt),
+		details: message.details,
+	};
+}
+
+/** The 202 answer of `POST /v1/messages` and the data of `message.queued` (interface spec). */
+export function queuedView(message: MessageRecord) {
+	const {
+		id,
+		message_id,
+		partner,
+		status,
+		direction,
+		subject,
+		content_type,
+		bytes,
+		compressed,
+		encrypted,
+		signed,
+		mdn_mode,
+		created_at,
+	} = messageView(message);
+	return {
+		id,
+		message_id,
+		partner,
+		status,
+		direction,
+		subject,
+		content_type,
+		bytes,
+		compressed,
+		encrypted,
+		signed,
+		mdn_mode,
+		created_at,
+	};
+}
+
+const eventBase = (m: MessageRecord) => ({
+	id: m.id,
+	message_id: m.messageId,
+	partner: { id: m.partnerId, name: m.partnerName, as2_id: m.partnerAs2Id },
+	status: m.status,
+	direction: m.direction,
+});
+
+/** The data of each message event (interface spec, Event kinds). */
+export const messageEventData = {
+	queued: (m: MessageRecord) => {
+		const { id, message_id, partner, status, direction, subject, content_type, bytes, created_at } = queuedView(m);
+		return { id, message_id, partner, status, direction, subject, content_type, bytes, created_at };
+	},
+	sent: (m: MessageRecord) => ({
+		...eventBase(m),
+		sent_at: formatOptionalInstant(m.sentAt),
+		transmission_time_ms: m.transmissionTimeMs,
+	}),
+	delivered: (m: MessageRecord) => ({
+		...eventBase(m),
+		mdn_data: m.mdnData ? mdnDataView(m.mdnData) : null,
+		delivered_at: formatOptionalInstant(m.deliveredAt),
+	}),
+	failed: (m: MessageRecord) => ({
+		...eventBase(m),
+		error_code: m.errorCode,
+		error_message: m.errorMessage,
+		failed_at: formatOptionalInstant(m.failedAt),
+	}),
+	received: (m: MessageRecord) => ({
+		...eventBase(m),
+		from_as2_id: m.fromAs2Id,
+		to_as2_id: m.toAs2Id,
+		subject: m.subject,
+		content_type: m.contentType,
+		bytes: m.bytes,
+		encrypted: m.encrypted,
+		signed: m.signed,
+		mdn_requested: m.mdnMode !== "none",
+		received_at: formatInstant(m.createdAt),
+	}),
+};
