@@ -335,6 +335,8 @@ export const messages = sqliteTable(
 		uniqueIndex("messages_inbound_unique_idx")
 			.on(t.tenantId, t.partnerId, t.messageId)
 			.where(sql`${t.direction} = 'inbound'`),
-		index("messages_mdn_deadline_idx").on(t.mdnDeadline).where(sql`${t.mdnStatus} = 'pending' AND ${t.status} = 'sent'`),
+		index("messages_mdn_deadline_idx")
+			.on(t.mdnDeadline)
+			.where(sql`${t.mdnStatus} = 'pending' AND ${t.status} = 'sent'`),
 	],
 );

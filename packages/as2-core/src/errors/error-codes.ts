@@ -57,6 +57,8 @@ export const ERROR_CODES = {
 	ENCRYPTION_FAILED: { type: "certificate_error", status: 400 },
 	SIGNING_FAILED: { type: "certificate_error", status: 400 },
 	PARTNER_UNREACHABLE: { type: "transmission_error", status: 400 },
+	/** The partner answered, but refused the message (an HTTP 4xx, or a negative MDN without a modifier we know). */
+	PARTNER_REJECTED: { type: "transmission_error", status: 400 },
 	INVALID_AS2_HEADERS: { type: "transmission_error", status: 400, disposition: "unexpected-processing-error" },
 	MDN_TIMEOUT: { type: "transmission_error", status: 408 },
 	CERTIFICATE_EXPIRED: { type: "certificate_error", status: 400, disposition: "authentication-failed" },

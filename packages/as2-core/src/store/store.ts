@@ -1,7 +1,7 @@
 import type { JobStore, ScheduleStore } from "./jobs.ts";
 import type { RateLimitStore, UsageStore } from "./limits.ts";
-import type { Page, PageRequest } from "./pagination.ts";
 import type { MessageStore } from "./message-store.ts";
+import type { Page, PageRequest } from "./pagination.ts";
 import type { CertificateStore, PartnerStore } from "./partner-store.ts";
 import type {
 	AccountRecord,

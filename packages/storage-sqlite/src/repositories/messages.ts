@@ -49,7 +49,8 @@ export function createMessageStore(exec: Exec): MessageStore {
 				if (filter.fromDate) c.push(gt(messages.createdAt, filter.fromDate));
 				if (filter.toDate) c.push(lt(messages.createdAt, filter.toDate));
 				if (filter.contentType) c.push(eq(messages.contentType, filter.contentType));
-				if (filter.hasErrors !== undefined) c.push(filter.hasErrors ? isNotNull(messages.errorCode) : isNull(messages.errorCode));
+				if (filter.hasErrors !== undefined)
+					c.push(filter.hasErrors ? isNotNull(messages.errorCode) : isNull(messages.errorCode));
 				if (filter.mdnStatus) c.push(eq(messages.mdnStatus, filter.mdnStatus));
 				if (filter.encrypted !== undefined) c.push(eq(messages.encrypted, filter.encrypted));
 				if (filter.signed !== undefined) c.push(eq(messages.signed, filter.signed));
@@ -104,7 +105,11 @@ export function createMessageStore(exec: Exec): MessageStore {
 			),
 		partnerTraffic: (tenantId, partnerId, since) =>
 			exec((db): PartnerTraffic => {
-				const scope = and(eq(messages.tenantId, tenantId), eq(messages.partnerId, partnerId), gt(messages.createdAt, since));
+				const scope = and(
+					eq(messages.tenantId, tenantId),
+					eq(messages.partnerId, partnerId),
+					gt(messages.createdAt, since),
+				);
 				const outbound = sql`${messages.direction} = 'outbound'`;
 				const inbound = sql`${messages.direction} = 'inbound'`;
 				const succeeded = sql`(${messages.status} = 'delivered' OR (${messages.status} = 'sent' AND ${messages.mdnStatus} = 'none'))`;
@@ -115,8 +120,12 @@ export function createMessageStore(exec: Exec): MessageStore {
 						outboundSucceeded: sql<number>`coalesce(sum(case when ${outbound} and ${succeeded} then 1 else 0 end), 0)`,
 						outboundFailed: sql<number>`coalesce(sum(case when ${outbound} and ${messages.status} = 'failed' then 1 else 0 end), 0)`,
 						inboundFailed: sql<number>`coalesce(sum(case when ${inbound} and ${messages.status} = 'failed' then 1 else 0 end), 0)`,
-						avgOutbound: sql<number | null>`avg(case when ${outbound} and ${messages.deliveredAt} is not null then (${messages.deliveredAt} - ${messages.createdAt}) / 1000.0 end)`,
-						avgInbound: sql<number | null>`avg(case when ${inbound} then (${messages.updatedAt} - ${messages.createdAt}) / 1000.0 end)`,
+						avgOutbound: sql<
+							number | null
+						>`avg(case when ${outbound} and ${messages.deliveredAt} is not null then (${messages.deliveredAt} - ${messages.createdAt}) / 1000.0 end)`,
+						avgInbound: sql<
+							number | null
+						>`avg(case when ${inbound} then (${messages.updatedAt} - ${messages.createdAt}) / 1000.0 end)`,
 						last: sql<number | null>`max(${messages.createdAt})`,
 					})
 					.from(messages)
