@@ -20,7 +20,7 @@ export function createHostApp(options: { databaseUrl: string; blobDir: string; m
 	const host = new Hono();
 	host.get("/", (c) => c.text("my product's home page"));
 	host.route("/as2kit", createApp({ service, basePath: "/as2kit" }));
-	const background = createBackground(service.deps);
+	const background = createBackground(service);
 	return { host, service, background };
 }
 

@@ -30,6 +30,9 @@ export interface ServiceConfig {
 	httpTimeoutSeconds: number;
 	/** This deployment's public base URL, for async MDN receipts (`AS2_PUBLIC_URL`). */
 	publicUrl: string | null;
+	/** `/as2/receive` per partner: burst and sustained messages per second (`AS2_RECEIVE_BURST`, `AS2_RECEIVE_PER_SECOND`). */
+	receiveBurst: number;
+	receivePerSecond: number;
 }
 
 export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
@@ -46,4 +49,6 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	mdnTimeoutSeconds: 86400,
 	httpTimeoutSeconds: 120,
 	publicUrl: null,
+	receiveBurst: 2000,
+	receivePerSecond: 500,
 };

@@ -7,6 +7,7 @@ import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createIdempotency } from "./idempotency.ts";
+import { createMessagePipeline } from "./messages/index.ts";
 import { createMasterPartnerService } from "./partners/master-partners.ts";
 import { createPartnerChecks } from "./partners/partner-tests.ts";
 import { createPartnerService } from "./partners/partners.ts";
@@ -41,6 +42,7 @@ export function createService(options: ServiceOptions) {
 		logger: options.logger ?? SILENT_LOGGER,
 		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
+		wake: () => {},
 	};
 	return {
 		deps,
@@ -55,6 +57,7 @@ export function createService(options: ServiceOptions) {
 		masterPartners: createMasterPartnerService(deps),
 		partnerChecks: createPartnerChecks(deps),
 		certificates: createCertificateService(deps),
+		messages: createMessagePipeline(deps),
 	};
 }
 

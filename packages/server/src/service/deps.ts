@@ -22,6 +22,8 @@ export interface ServiceDeps {
 	tokenKey: Uint8Array;
 	/** Derived once from the master key: the AES-256-GCM key of sealed secrets (secrets/sealed.ts). */
 	sealKey: Uint8Array;
+	/** New jobs were committed: wakes this process's worker (a no-op until one runs). */
+	wake: () => void;
 }
 
 export const SILENT_LOGGER: Logger = {

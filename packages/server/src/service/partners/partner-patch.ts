@@ -35,7 +35,11 @@ export interface SettingsPatch {
 export function defaultSettings(sendRetryDelays: readonly number[]): PartnerSettings {
 	return {
 		mdn: { url: null, signed: true, algorithm: null },
-		connection: { timeoutSeconds: 120, retryAttempts: Math.max(0, sendRetryDelays.length - 1), retryIntervalSeconds: null },
+		connection: {
+			timeoutSeconds: 120,
+			retryAttempts: Math.max(0, sendRetryDelays.length - 1),
+			retryIntervalSeconds: null,
+		},
 		auth: null,
 		headers: {},
 		tls: { caPem: null, pinnedSha256: null },

@@ -1,0 +1,108 @@
+import { As2Error } from "@as2kit/core";
+import type { As2Store, PlanName } from "@as2kit/core/store";
+import type { ServiceConfig } from "../config.ts";
+import { recordEvent } from "../events.ts";
+import { planOf } from "../plans.ts";
+import { formatInstant } from "../views/instant.ts";
+
+const THRESHOLDS = [75, 90, 100] as const;
+
+/** The calendar month of `at` in UTC: the usage period (decisions.md, Usage and billing events). */
+export function billingPeriod(at: Date) {
+	const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+	const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) - 1);
+	return {
+		key: start.toISOString().slice(0, 7),
+		start,
+		end,
+		view: { start: formatInstant(start), end: formatInstant(end) },
+	};
+}
+
+/**
+ * Refuses a live send once the month's allowance is used up: 402 MESSAGE_LIMIT_EXCEEDED, with
+ * billing.limit_exceeded recorded first (its own transaction, since the request fails).
+ */
+export async function checkMessageAllowance(
+	store: As2Store,
+	account: { id: string; plan: PlanName },
+	config: ServiceConfig,
+	at: Date,
+): Promise<void> {
+	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
+	if (limit === null) return;
+	const period = billingPeriod(at);
+	const current = await store.usage.get({ accountId: account.id, period: period.key, metric: "live_messages" });
+	if (current < limit) return;
+	await store.transaction((tx) =>
+		recordEvent(
+			tx,
+			{
+				kind: "billing.limit_exceeded",
+				accountId: account.id,
+				tenantId: null,
+				environment: "live",
+				data: {
+					account_id: account.id,
+					resource_type: "live_messages",
+					current_usage: current,
+					plan_limit: limit,
+					overage_amount: current + 1 - limit,
+					billing_period: period.view,
+				},
+			},
+			at,
+		),
+	);
+	throw new As2Error("MESSAGE_LIMIT_EXCEEDED", `the ${account.plan} plan allows ${limit} live messages a month`, {
+		details: { current_usage: current, plan_limit: limit, plan: account.plan, billing_period: period.view },
+	});
+}
+
+/**
+ * Counts one live message (sent or received) and its bytes, in the caller's transaction, and
+ * records billing.usage_threshold the first time the month crosses 75, 90 and 100 %.
+ */
+export async function countLiveMessage(
+	tx: As2Store,
+	account: { id: string; plan: PlanName },
+	config: ServiceConfig,
+	bytes: number,
+	at: Date,
+): Promise<void> {
+	const period = billingPeriod(at);
+	const current = await tx.usage.increment({
+		accountId: account.id,
+		period: period.key,
+		metric: "live_messages",
+		by: 1,
+	});
+	await tx.usage.increment({ accountId: account.id, period: period.key, metric: "live_bytes", by: bytes });
+	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
+	if (limit === null) return;
+	for (const threshold of THRESHOLDS) {
+		if (current * 100 < threshold * limit) continue;
+		if (
+			!(await tx.usage.markThreshold({ accountId: account.id, period: period.key, metric: "live_messages", threshold }))
+		)
+			continue;
+		await recordEvent(
+			tx,
+			{
+				kind: "billing.usage_threshold",
+				accountId: account.id,
+				tenantId: null,
+				environment: "live",
+				data: {
+					account_id: account.id,
+					threshold_percentage: threshold,
+					current_usage: current,
+					plan_limit: limit,
+					usage_type: "live_messages",
+					billing_period: period.view,
+				},
+			},
+			at,
+		);
+	}
+}

@@ -1,0 +1,111 @@
+import {
+	As2Error,
+	type ContentEncryptionAlgorithm,
+	type DigestAlgorithm,
+	type PackOptions,
+	type PackResult,
+	pack,
+	toChunks,
+} from "@as2kit/core";
+import type { BlobStore, EncryptAlgorithm, MessageRecord, PartnerRecord, SignAlgorithm } from "@as2kit/core/store";
+import type { KeyMaterial } from "./key-material.ts";
+
+const CIPHER: Record<EncryptAlgorithm, ContentEncryptionAlgorithm> = {
+	"3DES": "3des",
+	AES128_CBC: "aes128",
+	AES192_CBC: "aes192",
+	AES256_CBC: "aes256",
+	AES128_GCM: "aes128-gcm",
+	AES256_GCM: "aes256-gcm",
+};
+const DIGEST: Record<SignAlgorithm, DigestAlgorithm> = {
+	SHA1withRSA: "sha1",
+	SHA256withRSA: "sha256",
+	SHA384withRSA: "sha384",
+	SHA512withRSA: "sha512",
+};
+
+/** The spec leaves the algorithms nullable; these are what we use then. */
+const DEFAULT_SIGN: SignAlgorithm = "SHA256withRSA";
+const DEFAULT_ENCRYPT: EncryptAlgorithm = "AES256_CBC";
+
+export interface OutboundContext {
+	keys: KeyMaterial;
+	blobs: BlobStore;
+	/** Where partners send async MDNs to us (Receipt-Delivery-Option). */
+	receiptUrl: string | null;
+	domain: string;
+	at: Date;
+}
+
+/**
+ * The AS2 request for a message, as the partner's settings want it (algorithms, compression
+ * order, transfer encoding, signed attributes, MDN request) and with the message's own
+ * Message-ID, which stays the same on every attempt so the partner can de-duplicate
+ * (RFC 4130 §5.3.3; as2-anchors §C8). The payload streams from the blob store.
+ */
+export async function buildOutbound(
+	message: MessageRecord,
+	partner: PartnerRecord,
+	context: OutboundContext,
+): Promise<PackResult> {
+	const settings = partner.settings;
+	const digest = DIGEST[partner.signAlgorithm ?? DEFAULT_SIGN];
+	const options: PackOptions = {
+		payload: {
+			size: message.bytes,
+			open: () => openPayload(context.blobs, message.payloadKey!),
+		},
+		contentType: message.contentType,
+		from: message.fromAs2Id,
+		to: message.toAs2Id,
+		messageId: message.messageId,
+		date: context.at,
+		transferEncoding: settings.compatibility.transferEncoding,
+		headers: { ...settings.headers, ...message.headers },
+		messageIdDomain: context.domain,
+		...(message.filename ? { filename: message.filename } : {}),
+		...(message.subject ? { subject: message.subject } : {}),
+	};
+	if (message.signed) {
+		const identity = await context.keys.signingIdentity(message.tenantId, context.at);
+		options.sign = {
+			privateKey: identity.privateKey,
+			certificate: identity.certificate,
+			chain: identity.chain,
+			digest,
+			signedAttributes: settings.compatibility.signedAttributes,
+			algorithmProtection: settings.compatibility.algorithmProtection,
+		};
+	}
+	if (message.encrypted) {
+		options.encrypt = {
+			certificates: [await context.keys.encryptionCertificate(message.partnerId, context.at)],
+			algorithm: CIPHER[partner.encryptAlgorithm ?? DEFAULT_ENCRYPT],
+			keyEncryption: settings.compatibility.keyEncryption,
+		};
+	}
+	if (message.compressed) options.compress = message.signed ? settings.compatibility.compressOrder : "before-sign";
+	if (message.mdnMode !== "none") {
+		const micAlgorithm = settings.mdn.algorithm ?? digest;
+		const url = settings.mdn.url ?? context.receiptUrl;
+		if (message.mdnMode === "async" && !url) {
+			throw new As2Error(
+				"INVALID_AS2_HEADERS",
+				"an async MDN needs AS2_PUBLIC_URL (or the partner's mdn.url) for Receipt-Delivery-Option",
+			);
+		}
+		options.mdn = {
+			mode: message.mdnMode,
+			signed: settings.mdn.signed ? [micAlgorithm] : false,
+			...(message.mdnMode === "async" ? { url: url! } : {}),
+		};
+	}
+	return pack(options);
+}
+
+async function* openPayload(blobs: BlobStore, key: string): AsyncIterable<Uint8Array> {
+	const stream = await blobs.get(key);
+	if (!stream) throw new As2Error("INTERNAL_ERROR", `the payload blob ${key} is missing`);
+	yield* toChunks(stream);
+}

@@ -1,0 +1,48 @@
+import { buildMdn, type Disposition, type MdnRequest, type Mic, toDisposition } from "@as2kit/core";
+import type { Identity } from "./key-material.ts";
+
+export interface MdnReply {
+	status: number;
+	headers: Array<[string, string]>;
+	body: Uint8Array;
+}
+
+/** The disposition for a processing outcome: processed, or processed/error with the failure's modifier (RFC 4130 §7.4.3). */
+export function dispositionFor(error: unknown): Disposition {
+	return error === null
+		? { type: "processed" }
+		: { type: "processed", modifier: "error", detail: toDisposition(error) };
+}
+
+/**
+ * The MDN answering a message, signed with our identity when the sender asked for a signed
+ * receipt and we have one (an unknown AS2-To has none: that MDN goes unsigned).
+ */
+export function replyMdn(options: {
+	original: { messageId: string; from: string; to: string; mdnRequest: MdnRequest };
+	mic: Mic | undefined;
+	disposition: Disposition;
+	identity: Identity | null;
+	text?: string;
+	at: Date;
+	domain: string;
+}): MdnReply {
+	const mdn = buildMdn({
+		original: { ...options.original, ...(options.mic ? { mic: options.mic } : {}) },
+		disposition: options.disposition,
+		...(options.identity && options.original.mdnRequest.signed
+			? {
+					sign: {
+						privateKey: options.identity.privateKey,
+						certificate: options.identity.certificate,
+						chain: options.identity.chain,
+					},
+				}
+			: {}),
+		reportingUa: "as2kit",
+		date: options.at,
+		messageIdDomain: options.domain,
+		...(options.text ? { text: options.text } : {}),
+	});
+	return { status: 200, headers: [...mdn.headers], body: mdn.body };
+}

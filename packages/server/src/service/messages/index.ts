@@ -1,0 +1,30 @@
+import type { ServiceDeps } from "../deps.ts";
+import type { JobHandler } from "../jobs/worker.ts";
+import { createKeyMaterial } from "./key-material.ts";
+import { MDN_TIMEOUT_SCAN, mdnTimeoutHandler } from "./mdn-timeout.ts";
+import { createReceiver } from "./receive.ts";
+import { createReceiveHandler } from "./receive-job.ts";
+import { createSendHandler } from "./send.ts";
+import { RECEIVE_JOB, SEND_JOB, SEND_MDN_JOB, SIMULATED_MDN_JOB } from "./send-job-kind.ts";
+import { createSendMdnHandler } from "./send-mdn.ts";
+import { deliverSimulatedMdn } from "./simulate.ts";
+import { createSubmit } from "./submit.ts";
+
+/** The message pipeline: submission, inbound receipt, and the jobs between them. */
+export function createMessagePipeline(deps: ServiceDeps) {
+	const keys = createKeyMaterial(deps.store, deps.sealKey);
+	const handlers: Record<string, JobHandler> = {
+		[SEND_JOB]: createSendHandler(deps, keys),
+		[RECEIVE_JOB]: createReceiveHandler(deps, keys),
+		[SEND_MDN_JOB]: createSendMdnHandler(deps, keys),
+		[SIMULATED_MDN_JOB]: (job) => deliverSimulatedMdn(deps, String(job.payload.messageId)),
+		[MDN_TIMEOUT_SCAN.name]: mdnTimeoutHandler(deps),
+	};
+	return {
+		keys,
+		submit: createSubmit(deps, keys),
+		receive: createReceiver(deps, keys),
+		handlers,
+		tasks: [MDN_TIMEOUT_SCAN],
+	};
+}

@@ -1,0 +1,55 @@
+import type { As2Store, MessagePatch, MessageRecord, MessageStatus } from "@as2kit/core/store";
+import { recordEvent } from "../events.ts";
+import { messageEventData } from "../views/message-views.ts";
+
+type EventKind = keyof typeof messageEventData;
+
+/**
+ * Moves a message from one of `from` and records the events of the move, in one transaction
+ * (interface spec, States and transitions). Null when another worker moved it first.
+ */
+export async function transitionMessage(
+	store: As2Store,
+	message: MessageRecord,
+	from: readonly MessageStatus[],
+	patch: MessagePatch,
+	events: (moved: MessageRecord) => EventKind[],
+	at: Date,
+): Promise<MessageRecord | null> {
+	return store.transaction(async (tx) => {
+		const moved = await tx.messages.transition(message.id, from, { ...patch, updatedAt: at });
+		if (!moved) return null;
+		for (const kind of events(moved)) {
+			await recordEvent(
+				tx,
+				{
+					kind: `message.${kind}`,
+					accountId: moved.accountId,
+					tenantId: moved.tenantId,
+					environment: moved.environment,
+					data: messageEventData[kind](moved),
+				},
+				at,
+			);
+		}
+		return moved;
+	});
+}
+
+/** The final failure of a message, with its error, from any state that is not final. */
+export function failMessage(
+	store: As2Store,
+	message: MessageRecord,
+	error: { code: string; message: string },
+	at: Date,
+	extra: MessagePatch = {},
+) {
+	return transitionMessage(
+		store,
+		message,
+		["queued", "processing", "sent"],
+		{ status: "failed", failedAt: at, errorCode: error.code, errorMessage: error.message.slice(0, 1000), ...extra },
+		() => ["failed"],
+		at,
+	);
+}

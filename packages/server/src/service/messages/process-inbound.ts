@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import {
+	As2Error,
+	formatMic,
+	type MdnRequest,
+	type Mic,
+	type MimeHeaders,
+	parseMic,
+	toReadableStream,
+	unpack,
+} from "@as2kit/core";
+import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import { countLiveMessage } from "../billing/usage.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { recordEvent } from "../events.ts";
+import { planOf } from "../plans.ts";
+import { isConflictOn } from "../validation-error.ts";
+import { messageEventData } from "../views/message-views.ts";
+import { requiresEncrypted, requiresSigned } from "../views/partner-views.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import { SEND_MDN_JOB } from "./send-job-kind.ts";
+
+export interface InboundOutcome {
+	/** null: processed; otherwise why not (its MDN modifier comes from the error registry). */
+	error: unknown;
+	mic: Mic | undefined;
+	/** The stored message (new, or the original of a duplicate). */
+	message: MessageRecord | null;
+	duplicate: boolean;
+}
+
+export interface InboundMessage {
+	tenant: TenantRecord;
+	partner: PartnerRecord;
+	headers: MimeHeaders;
+	messageId: string;
+	mdnRequest: MdnRequest | undefined;
+	/** The request body: in memory when small, else the stored raw blob. */
+	body: Uint8Array | { blobKey: string };
+}
+
+/**
+ * Reads an inbound AS2 message (RFC 4130): decrypts, verifies and decompresses in whatever
+ * order the partner used, with every active identity of the tenant (rollover) and the
+ * partner's certificates; enforces the partner's required security; streams the payload to the
+ * blob store; and stores the message as `received` with `message.received` — once per
+ * (partner, Message-ID): a duplicate gets the original's MIC and no second event.
+ */
+export async function processInbound(
+	deps: ServiceDeps,
+	keys: KeyMaterial,
+	inbound: InboundMessage,
+): Promise<InboundOutcome> {
+	const { store, blobs, now, config } = deps;
+	const { tenant, partner, messageId } = inbound;
+	const existing = await store.messages.findByMessageId(tenant.id, messageId, {
+		direction: "inbound",
+		partnerId: partner.id,
+	});
+	if (existing) return duplicateOf(existing);
+	const account = await store.accounts.get(tenant.accountId);
+	const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
+	const at = now();
+	const payloadKey = `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
+	let stored = false;
+	try {
+		const body = inbound.body instanceof Uint8Array ? inbound.body : await blobs.get(inbound.body.blobKey);
+		if (!body) throw new As2Error("INTERNAL_ERROR", "the raw message is missing");
+		const effective = { record: partner, type: "tenant" as const, masterPartnerId: null, override: null };
+		const unpacked = await unpack({
+			headers: inbound.headers,
+			body,
+			identities: await keys.decryptionIdentities(tenant.id),
+			partnerCertificates: await keys.verificationCertificates(partner.id),
+			at,
+			requireSigned: requiresSigned(effective),
+			requireEncrypted: requiresEncrypted(effective),
+			maxDecompressedBytes: plan.maxPayloadBytes,
+		});
+		const blob = await blobs.put(payloadKey, toReadableStream(unpacked.payload), { maxBytes: plan.maxPayloadBytes });
+		stored = true;
+		const report = await unpacked.complete();
+		const mdnMode = inbound.mdnRequest?.mode ?? "none";
+		const record: MessageRecord = {
+			id: "",
+			accountId: tenant.accountId,
+			tenantId: tenant.id,
+			environment: "live",
+			direction: "inbound",
+			messageId,
+			partnerId: partner.id,
+			partnerName: partner.name,
+			partnerAs2Id: partner.as2Id,
+			partnerUrl: partner.url,
+			status: "received",
+			fromAs2Id: unpacked.from,
+			toAs2Id: unpacked.to,
+			subject: unpacked.subject ?? null,
+			contentType: unpacked.contentType,
+			filename: unpacked.filename ?? null,
+			bytes: blob.bytes,
+			compressed: unpacked.compressed,
+			encrypted: unpacked.encrypted,
+			signed: unpacked.signed,
+			mdnMode,
+			mdnStatus: mdnMode === "none" ? "none" : mdnMode === "sync" ? "received" : "pending",
+			mdnData: null,
+			mic: formatMic(report.mic),
+			priority: "normal",
+			headers: {},
+			payloadKey: blob.key,
+			scheduledAt: null,
+			attempts: 1,
+			lastAttemptAt: at,
+			sentAt: null,
+			deliveredAt: null,
+			failedAt: null,
+			mdnDeadline: null,
+			errorCode: null,
+			errorMessage: null,
+			transmissionTimeMs: null,
+			details: {
+				layers: report.layers.map((layer) => ({ ...layer })),
+				mic_reading: report.micReading,
+				payload_sha256: blob.sha256,
+				...(inbound.mdnRequest
+					? { mdn_request: { ...inbound.mdnRequest, micAlgorithms: [...inbound.mdnRequest.micAlgorithms] } }
+					: {}),
+			},
+			createdAt: at,
+			updatedAt: now(),
+		};
+		try {
+			const message = await store.transaction(async (tx) => {
+				record.id = await tx.ids.next("msg_");
+				await tx.messages.create(record);
+				if (account) await countLiveMessage(tx, account, config, record.bytes, at);
+				await recordEvent(
+					tx,
+					{
+						kind: "message.received",
+						accountId: record.accountId,
+						tenantId: record.tenantId,
+						environment: "live",
+						data: messageEventData.received(record),
+					},
+					at,
+				);
+				if (inbound.mdnRequest?.mode === "async") {
+					await tx.jobs.enqueue(
+						{ kind: SEND_MDN_JOB, key: `mdn:${record.id}`, payload: { messageId: record.id }, runAt: at },
+						at,
+					);
+				}
+				return record;
+			});
+			if (inbound.mdnRequest?.mode === "async") deps.wake();
+			return { error: null, mic: report.mic, message, duplicate: false };
+		} catch (error) {
+			// The same Message-ID won a race from another request: answer as for a duplicate.
+			if (!isConflictOn(error, "messages.")) throw error;
+			await blobs.delete(payloadKey).catch(() => {});
+			const original = await store.messages.findByMessageId(tenant.id, messageId, {
+				direction: "inbound",
+				partnerId: partner.id,
+			});
+			return original ? duplicateOf(original) : { error, mic: undefined, message: null, duplicate: false };
+		}
+	} catch (error) {
+		if (stored) await blobs.delete(payloadKey).catch(() => {});
+		deps.logger.warn({ err: error, tenantId: tenant.id, partnerId: partner.id, messageId }, "inbound message refused");
+		return { error, mic: undefined, message: null, duplicate: false };
+	}
+}
+
+/** decisions.md: a duplicate is answered with the same disposition (processed) and no second event. */
+function duplicateOf(message: MessageRecord): InboundOutcome {
+	return { error: null, mic: message.mic ? parseMic(message.mic) : undefined, message, duplicate: true };
+}

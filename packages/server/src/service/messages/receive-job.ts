@@ -1,0 +1,73 @@
+import { MimeHeaders, readMdnRequest, stripMessageId } from "@as2kit/core";
+import type { ServiceDeps } from "../deps.ts";
+import type { JobHandler } from "../jobs/worker.ts";
+import { effectivePartner } from "../partners/effective-partner.ts";
+import { dispositionFor } from "./inbound-mdn.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import { processInbound } from "./process-inbound.ts";
+import { SEND_MDN_JOB } from "./send-job-kind.ts";
+
+/**
+ * The `message.receive` job: an inbound message whose sender did not wait for a sync MDN,
+ * processed from its stored raw body. A failure that deserves an async MDN gets one (a job of
+ * its own); the raw body is removed once processed.
+ */
+export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
+	const { store, blobs, now } = deps;
+	return async (job) => {
+		const { accountId, tenantId, partnerId, blobKey } = job.payload as {
+			accountId: string;
+			tenantId: string;
+			partnerId: string;
+			blobKey: string;
+		};
+		const headers = new MimeHeaders(job.payload.headers as [string, string][]);
+		const tenant = await store.tenants.get(accountId, tenantId);
+		const row = tenant ? await store.partners.findVisible(tenant.id, tenant.accountId, partnerId) : null;
+		if (!tenant || !row) {
+			await blobs.delete(blobKey).catch(() => {});
+			return;
+		}
+		const mdnRequest = readMdnRequest(headers);
+		const messageId = stripMessageId(headers.get("message-id") ?? "");
+		const outcome = await processInbound(deps, keys, {
+			tenant,
+			partner: effectivePartner(row).record,
+			headers,
+			messageId,
+			mdnRequest,
+			body: { blobKey },
+		});
+		if (outcome.error !== null && mdnRequest?.mode === "async") {
+			// No message was stored: the negative MDN carries its own facts.
+			const at = now();
+			await store.transaction((tx) =>
+				tx.jobs.enqueue(
+					{
+						kind: SEND_MDN_JOB,
+						payload: {
+							accountId,
+							tenantId,
+							partnerId,
+							original: { messageId, from: headers.get("as2-from") ?? "", to: headers.get("as2-to") ?? "" },
+							mdnRequest: { ...mdnRequest, micAlgorithms: [...mdnRequest.micAlgorithms] },
+							disposition: dispositionFor(outcome.error) as unknown as Record<string, string>,
+							text: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
+						},
+						runAt: at,
+					},
+					at,
+				),
+			);
+			deps.wake();
+		} else if (outcome.duplicate && outcome.message && mdnRequest?.mode === "async") {
+			// A duplicate still gets its MDN again (the partner may have missed the first).
+			const at = now();
+			await store.transaction((tx) =>
+				tx.jobs.enqueue({ kind: SEND_MDN_JOB, payload: { messageId: outcome.message!.id }, runAt: at }, at),
+			);
+			deps.wake();
+		}
+		await blobs.delete(blobKey).catch(() => {});
+	};
+}

@@ -1,0 +1,99 @@
+import { type MimeHeaders, parseContentType, parseMdn, toChunks } from "@as2kit/core";
+import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import { applyMdn } from "./apply-mdn.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import type { ReceiveResponse } from "./receive.ts";
+
+/** How far into a multipart/signed body we look for the signed part's Content-Type. */
+const PEEK_BYTES = 16 * 1024;
+/** An MDN larger than this is refused (they are a few kilobytes). */
+const MAX_MDN_BYTES = 1024 * 1024;
+
+/**
+ * Whether a POST to /as2/receive is an async MDN rather than a message (RFC 4130 §7.4): a
+ * multipart/report, or a multipart/signed whose first part is one. Needs at most a peek at the
+ * start of the body.
+ */
+export async function isMdnRequest(
+	deps: ServiceDeps,
+	headers: MimeHeaders,
+	body: Uint8Array | { blobKey: string },
+): Promise<boolean> {
+	const type = headers.get("content-type");
+	if (!type) return false;
+	const { mediaType } = parseContentType(type);
+	if (mediaType === "multipart/report") return true;
+	if (mediaType !== "multipart/signed") return false;
+	const head = body instanceof Uint8Array ? body.subarray(0, PEEK_BYTES) : await peek(deps, body.blobKey);
+	const text = new TextDecoder("latin1").decode(head);
+	const firstPart = /\r?\n\r?\n/.exec(text.slice(text.indexOf("--")));
+	const partHeaders = firstPart ? text.slice(text.indexOf("--"), text.indexOf("--") + firstPart.index) : text;
+	return /content-type:\s*multipart\/report/i.test(partHeaders);
+}
+
+async function peek(deps: ServiceDeps, key: string): Promise<Uint8Array> {
+	const stream = await deps.blobs.get(key);
+	if (!stream) return new Uint8Array(0);
+	const reader = stream.getReader();
+	const { value } = await reader.read();
+	await reader.cancel().catch(() => {});
+	return (value ?? new Uint8Array(0)).subarray(0, PEEK_BYTES);
+}
+
+/**
+ * An async MDN for one of our outbound messages: verified with the partner's certificates and
+ * matched by Original-Message-ID within the tenant and partner, then applied (delivered or
+ * failed). 200 when applied, 404 when no such message awaits an MDN, 400 when unreadable.
+ */
+export async function receiveAsyncMdn(
+	deps: ServiceDeps,
+	keys: KeyMaterial,
+	context: {
+		tenant: TenantRecord;
+		partner: PartnerRecord;
+		headers: MimeHeaders;
+		body: Uint8Array | { blobKey: string };
+	},
+): Promise<ReceiveResponse> {
+	const { store, blobs, now } = deps;
+	const at = now();
+	let body: Uint8Array | AsyncIterable<Uint8Array>;
+	if (context.body instanceof Uint8Array) body = context.body;
+	else {
+		const stream = await blobs.get(context.body.blobKey);
+		if (!stream) return reply(400, "the MDN could not be read");
+		body = toChunks(stream);
+	}
+	let mdn: Awaited<ReturnType<typeof parseMdn>>;
+	try {
+		mdn = await parseMdn({
+			headers: context.headers,
+			body,
+			partnerCertificates: await keys.verificationCertificates(context.partner.id),
+			at,
+			maxBytes: MAX_MDN_BYTES,
+		});
+	} catch (error) {
+		deps.logger.warn({ err: error, partnerId: context.partner.id }, "unreadable async MDN");
+		return reply(400, `the MDN could not be read: ${(error as Error).message}`);
+	}
+	const message = await store.messages.findByMessageId(context.tenant.id, mdn.originalMessageId, {
+		direction: "outbound",
+		partnerId: context.partner.id,
+	});
+	if (!message) return reply(404, `no message ${mdn.originalMessageId} was sent to ${context.partner.as2Id}`);
+	if (message.status !== "sent" && message.status !== "processing") {
+		return reply(200, `message ${mdn.originalMessageId} was already settled (${message.status})`);
+	}
+	await applyMdn(store, message, mdn, { signedRequested: context.partner.settings.mdn.signed, at });
+	return reply(200, "MDN received");
+}
+
+function reply(status: number, message: string): ReceiveResponse {
+	return {
+		status,
+		headers: [["Content-Type", "text/plain; charset=utf-8"]],
+		body: new TextEncoder().encode(`${message}\n`),
+	};
+}

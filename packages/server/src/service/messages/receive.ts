@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import {
+	As2Error,
+	isAs2Error,
+	type MdnRequest,
+	MimeHeaders,
+	parseAs2Id,
+	readMdnRequest,
+	stripMessageId,
+} from "@as2kit/core";
+import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import { effectivePartner } from "../partners/effective-partner.ts";
+import { planOf } from "../plans.ts";
+import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import { type InboundMessage, processInbound } from "./process-inbound.ts";
+import { isMdnRequest, receiveAsyncMdn } from "./receive-mdn.ts";
+import { RECEIVE_JOB } from "./send-job-kind.ts";
+import { bytesStream, messageIdDomain } from "./submit.ts";
+
+/** Bodies up to this size are read into memory; larger ones stream to the blob store first. */
+const IN_MEMORY_BYTES = 1024 * 1024;
+/** Encoding and CMS overhead over the plan's payload limit that a message body may carry. */
+const BODY_OVERHEAD = (payload: number) => Math.ceil(payload * 1.4) + 1024 * 1024;
+
+export interface ReceiveRequest {
+	headers: Iterable<[string, string]>;
+	body: ReadableStream<Uint8Array> | null;
+	/** Content-Length when the client sent one. */
+	contentLength: number | null;
+	clientIp: string;
+}
+
+export type ReceiveResponse = MdnReply | { status: number; headers: Array<[string, string]>; body: Uint8Array };
+
+/**
+ * `POST /as2/receive` (decisions.md, Messages): routed by AS2-To to a tenant and AS2-From to one
+ * of its partners (own or inherited). An async MDN from a partner is matched to our message; an
+ * AS2 message is processed at once when the sender waits for a sync MDN, or stored and
+ * answered at once otherwise, its processing and async MDN following as jobs. Unknown routing
+ * is a negative MDN where one can be returned, a 4xx otherwise. Limited per partner.
+ */
+export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
+	const { store, blobs, now, config } = deps;
+	const domain = messageIdDomain(config.publicUrl);
+
+	async function route(
+		headers: MimeHeaders,
+	): Promise<{ tenant: TenantRecord | null; partner: PartnerRecord | null; to: string; from: string }> {
+		const to = parseAs2Id(headers.get("as2-to"), "AS2-To");
+		const from = parseAs2Id(headers.get("as2-from"), "AS2-From");
+		const tenant = await store.tenants.findByAs2Id(to);
+		if (!tenant) return { tenant: null, partner: null, to, from };
+		const row = await store.partners.findVisibleByAs2Id(tenant.id, tenant.accountId, from);
+		const partner = row ? effectivePartner(row).record : null;
+		return { tenant, partner: partner?.active ? partner : null, to, from };
+	}
+
+	/** The answer for a message we do not process: a negative MDN when the sender waits for one, else a 4xx. */
+	async function refuse(
+		error: As2Error,
+		context: {
+			headers: MimeHeaders;
+			tenant: TenantRecord | null;
+			from: string;
+			to: string;
+			mdnRequest: MdnRequest | undefined;
+		},
+	): Promise<ReceiveResponse> {
+		const messageId = context.headers.get("message-id");
+		if (context.mdnRequest?.mode === "sync" && messageId) {
+			const identity = context.tenant ? await keys.signingIdentity(context.tenant.id, now()).catch(() => null) : null;
+			return replyMdn({
+				original: {
+					messageId: stripMessageId(messageId),
+					from: context.from,
+					to: context.to,
+					mdnRequest: context.mdnRequest,
+				},
+				mic: undefined,
+				disposition: dispositionFor(error),
+				identity,
+				text: error.message,
+				at: now(),
+				domain,
+			});
+		}
+		return text(error.status === 400 && error.code === "UNKNOWN_TRADING_PARTNER" ? 404 : error.status, error.message);
+	}
+
+	return async function receive(request: ReceiveRequest): Promise<ReceiveResponse> {
+		const headers = new MimeHeaders(request.headers);
+		let routed: Awaited<ReturnType<typeof route>>;
+		let mdnRequest: MdnRequest | undefined;
+		try {
+			routed = await route(headers);
+			mdnRequest = readMdnRequest(headers);
+		} catch (error) {
+			return text(400, isAs2Error(error) ? error.message : "malformed AS2 headers");
+		}
+		const { tenant, partner, to, from } = routed;
+		const context = { headers, tenant, from, to, mdnRequest };
+		const limited = await admitPartner(tenant, partner, from, request.clientIp);
+		if (limited) return limited;
+		if (!tenant) return refuse(new As2Error("UNKNOWN_TRADING_PARTNER", `no tenant has the AS2 id ${to}`), context);
+		const account = await store.accounts.get(tenant.accountId);
+		const maxBody = BODY_OVERHEAD(planOf(account?.plan ?? "free", config.enterpriseLimits).maxPayloadBytes);
+		if (request.contentLength !== null && request.contentLength > maxBody) {
+			return text(413, `the message exceeds ${maxBody} bytes`);
+		}
+		let body: Uint8Array | { blobKey: string };
+		try {
+			body = await readBody(request, maxBody);
+		} catch (error) {
+			return text(isAs2Error(error) ? error.status : 400, isAs2Error(error) ? error.message : "cannot read the body");
+		}
+		const blobKey = body instanceof Uint8Array ? null : body.blobKey;
+		let keepBlob = false;
+		try {
+			if (await isMdnRequest(deps, headers, body)) {
+				if (!partner) return text(404, `no partner with the AS2 id ${from}`);
+				return await receiveAsyncMdn(deps, keys, { tenant, partner, headers, body });
+			}
+			if (!partner)
+				return refuse(new As2Error("UNKNOWN_TRADING_PARTNER", `tenant ${to} has no active partner ${from}`), context);
+			const rawId = headers.get("message-id");
+			if (!rawId) return refuse(new As2Error("INVALID_AS2_HEADERS", "the message has no Message-ID"), context);
+			const inbound: InboundMessage = { tenant, partner, headers, messageId: stripMessageId(rawId), mdnRequest, body };
+			if (mdnRequest?.mode !== "sync") {
+				// The partner does not wait for an MDN: store, answer at once, process in a job.
+				const key = blobKey ?? (await blobs.put(rawKey(now()), bytesStream(body as Uint8Array))).key;
+				await store.transaction((tx) =>
+					tx.jobs.enqueue(
+						{
+							kind: RECEIVE_JOB,
+							payload: {
+								accountId: tenant.accountId,
+								tenantId: tenant.id,
+								partnerId: partner.id,
+								blobKey: key,
+								headers: [...headers].map(([n, v]) => [n, v]),
+							},
+							runAt: now(),
+						},
+						now(),
+					),
+				);
+				keepBlob = true;
+				deps.wake();
+				return text(200, "The AS2 message was received; its MDN follows asynchronously.");
+			}
+			const outcome = await processInbound(deps, keys, inbound);
+			const identity = await keys.signingIdentity(tenant.id, now()).catch(() => null);
+			return replyMdn({
+				original: { messageId: inbound.messageId, from, to, mdnRequest },
+				mic: outcome.mic,
+				disposition: dispositionFor(outcome.error),
+				identity,
+				...(outcome.error ? { text: errorText(outcome.error) } : {}),
+				at: now(),
+				domain,
+			});
+		} finally {
+			if (blobKey && !keepBlob) await blobs.delete(blobKey).catch(() => {});
+		}
+	};
+
+	async function readBody(request: ReceiveRequest, maxBody: number): Promise<Uint8Array | { blobKey: string }> {
+		if (!request.body) return new Uint8Array(0);
+		if (request.contentLength !== null && request.contentLength <= IN_MEMORY_BYTES) {
+			const bytes = new Uint8Array(await new Response(request.body).arrayBuffer());
+			if (bytes.byteLength > maxBody) throw new As2Error("MESSAGE_TOO_LARGE", "the message is too large");
+			return bytes;
+		}
+		const blob = await blobs.put(rawKey(now()), request.body, { maxBytes: maxBody });
+		return { blobKey: blob.key };
+	}
+
+	/** decisions.md: `/as2/receive` is limited per partner, never by a tenant's API traffic. */
+	async function admitPartner(
+		tenant: TenantRecord | null,
+		partner: PartnerRecord | null,
+		from: string,
+		clientIp: string,
+	): Promise<ReceiveResponse | null> {
+		const key = tenant && partner ? `as2:${tenant.id}:${partner.id}` : `as2-unknown:${clientIp}`;
+		const taken = await store.rateLimits.take({
+			key,
+			capacity: config.receiveBurst,
+			refillPerSecond: config.receivePerSecond,
+			now: now(),
+		});
+		if (taken.allowed) return null;
+		return {
+			status: 429,
+			headers: [
+				["Content-Type", "text/plain; charset=utf-8"],
+				["Retry-After", String(taken.retryAfterSeconds)],
+			],
+			body: new TextEncoder().encode(`too many messages from ${from}; retry after ${taken.retryAfterSeconds} s\n`),
+		};
+	}
+}
+
+export function rawKey(at: Date): string {
+	return `inbound/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
+}
+
+function text(status: number, message: string): ReceiveResponse {
+	return {
+		status,
+		headers: [["Content-Type", "text/plain; charset=utf-8"]],
+		body: new TextEncoder().encode(`${message}\n`),
+	};
+}
+
+function errorText(error: unknown): string {
+	return `The message could not be processed: ${error instanceof Error ? error.message : String(error)}`;
+}

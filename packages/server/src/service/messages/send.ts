@@ -1,0 +1,169 @@
+import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
+import type { ServiceDeps } from "../deps.ts";
+import { type JobHandler, RetryJob } from "../jobs/worker.ts";
+import { effectivePartner } from "../partners/effective-partner.ts";
+import { open } from "../secrets/sealed.ts";
+import { postAs2 } from "../transport/post-as2.ts";
+import { applyMdn } from "./apply-mdn.ts";
+import { buildOutbound } from "./build-outbound.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import { failMessage, transitionMessage } from "./message-transitions.ts";
+import { nextAttemptDelaySeconds } from "./retry-policy.ts";
+import { simulateSend } from "./simulate.ts";
+import { messageIdDomain } from "./submit.ts";
+
+/** HTTP statuses worth another try (RFC 9110: the server may do better later). */
+const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/**
+ * The `message.send` job (interface spec, States and transitions): queued → processing →
+ * sent → delivered | failed. Every attempt keeps the AS2 Message-ID; connection failures,
+ * timeouts and 5xx answers are retried per the retry schedule, a 4xx or a negative MDN are
+ * final. The job holds a lease: a worker that dies leaves it to another after the lease.
+ */
+export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
+	const { store, blobs, now, config, sealKey, logger } = deps;
+	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
+
+	return async (job) => {
+		const found = await store.messages.getById(String(job.payload.messageId));
+		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
+		if (found.environment === "test") return simulateSend(deps, found);
+		const at = now();
+		const message = await transitionMessage(
+			store,
+			found,
+			["queued", "processing"],
+			{ status: "processing", attempts: found.attempts + 1, lastAttemptAt: at },
+			() => [],
+			at,
+		);
+		if (!message) return;
+		const row = await store.partners.findVisible(message.tenantId, message.accountId, message.partnerId);
+		if (!row) {
+			await failMessage(store, message, { code: "PARTNER_NOT_FOUND", message: "the partner was deleted" }, at);
+			return;
+		}
+		const partner = effectivePartner(row).record;
+		const settings = partner.settings;
+		try {
+			const built = await buildOutbound(message, partner, {
+				keys,
+				blobs,
+				receiptUrl,
+				domain: messageIdDomain(config.publicUrl),
+				at,
+			});
+			const result = await postAs2({
+				url: partner.url,
+				headers: built.headers,
+				body: {
+					size: built.body.size,
+					async *open() {
+						yield* built.body.open();
+						// The whole body went out: remember this attempt's MIC before the answer, so an
+						// async MDN for it matches even if we crash now (the retry's MIC differs).
+						const mic = formatMic(await built.mic());
+						const mics = [...((message.details.attempt_mics as string[] | undefined) ?? []), mic];
+						await store.messages.update(message.id, { mic, details: { ...message.details, attempt_mics: mics } });
+						message.mic = mic;
+						message.details = { ...message.details, attempt_mics: mics };
+					},
+				},
+				chunked: settings.compatibility.chunked,
+				idleTimeoutMs: settings.connection.timeoutSeconds * 1000,
+				totalTimeoutMs: Math.max(settings.connection.timeoutSeconds, config.httpTimeoutSeconds) * 1000,
+				tls: settings.tls,
+				auth: settings.auth
+					? {
+							username: settings.auth.username,
+							password: open(sealKey, settings.auth.passwordSealed, partner.id).toString(),
+						}
+					: null,
+			});
+			const done = now();
+			if (result.status < 200 || result.status > 299) {
+				const error = new As2Error(
+					TRANSIENT_STATUS.has(result.status) ? "PARTNER_UNREACHABLE" : "PARTNER_REJECTED",
+					`the partner answered HTTP ${result.status}`,
+					{
+						details: { http_status: result.status, body: new TextDecoder().decode(result.body.subarray(0, 500)) },
+					},
+				);
+				if (TRANSIENT_STATUS.has(result.status)) throw error;
+				await failMessage(store, message, { code: error.code, message: error.message }, done, {
+					transmissionTimeMs: result.timeMs,
+				});
+				return;
+			}
+			const sent = { sentAt: done, transmissionTimeMs: result.timeMs };
+			if (message.mdnMode === "none") {
+				await transitionMessage(
+					store,
+					message,
+					["processing"],
+					{ status: "sent", mdnStatus: "none", ...sent },
+					() => ["sent"],
+					done,
+				);
+				return;
+			}
+			if (message.mdnMode === "async") {
+				const deadline = new Date(done.getTime() + config.mdnTimeoutSeconds * 1000);
+				await transitionMessage(
+					store,
+					message,
+					["processing"],
+					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
+					() => ["sent"],
+					done,
+				);
+				return;
+			}
+			let mdn: Awaited<ReturnType<typeof parseMdn>>;
+			try {
+				mdn = await parseMdn({
+					headers: result.headers,
+					body: result.body,
+					partnerCertificates: await keys.verificationCertificates(partner.id),
+					at: done,
+				});
+			} catch (error) {
+				await failMessage(
+					store,
+					message,
+					{ code: "INVALID_MDN", message: `the sync MDN cannot be read: ${(error as Error).message}` },
+					done,
+					{
+						mdnStatus: "failed",
+						...sent,
+					},
+				);
+				return;
+			}
+			await store.messages.update(message.id, { transmissionTimeMs: result.timeMs });
+			await applyMdn(store, { ...message, transmissionTimeMs: result.timeMs }, mdn, {
+				signedRequested: settings.mdn.signed,
+				at: done,
+			});
+		} catch (error) {
+			const failed = now();
+			const transient =
+				isAs2Error(error) && (error.details?.transient === true || error.code === "PARTNER_UNREACHABLE");
+			const code = isAs2Error(error) ? error.code : "INTERNAL_ERROR";
+			const text = error instanceof Error ? error.message : String(error);
+			if (!isAs2Error(error)) logger.error({ err: error, messageId: message.id }, "sending failed unexpectedly");
+			const delay = transient ? nextAttemptDelaySeconds(message.attempts, partner, config.sendRetryDelays) : null;
+			if (delay === null) {
+				await failMessage(store, message, { code, message: text }, failed);
+				return;
+			}
+			await store.messages.update(message.id, {
+				errorCode: code,
+				errorMessage: text.slice(0, 1000),
+				updatedAt: failed,
+			});
+			throw new RetryJob(new Date(failed.getTime() + delay * 1000), `${code}: ${text}`);
+		}
+	};
+}

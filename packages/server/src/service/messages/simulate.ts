@@ -1,0 +1,103 @@
+import type { MdnData, MessageRecord } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import { failMessage, transitionMessage } from "./message-transitions.ts";
+import { SIMULATED_MDN_JOB } from "./send-job-kind.ts";
+
+/** An async MDN from the simulated partner arrives this long after the send. */
+const SIMULATED_ASYNC_MDN_MS = 1000;
+
+/**
+ * The test environment's simulated partner (decisions.md, Messages): nothing is transmitted;
+ * the message moves queued → processing → sent → delivered with every event, a synthetic MDN
+ * when one was asked for (at once for sync, a second later for async). A partner whose AS2 id
+ * starts with FAIL makes test sends fail with PARTNER_UNREACHABLE instead.
+ */
+export async function simulateSend(deps: ServiceDeps, message: MessageRecord): Promise<void> {
+	const { store, now } = deps;
+	const at = now();
+	const processing = await transitionMessage(
+		store,
+		message,
+		["queued", "processing"],
+		{ status: "processing", attempts: message.attempts + 1, lastAttemptAt: at },
+		() => [],
+		at,
+	);
+	if (!processing) return;
+	if (processing.partnerAs2Id.startsWith("FAIL")) {
+		await failMessage(
+			store,
+			processing,
+			{ code: "PARTNER_UNREACHABLE", message: "simulated partner: unreachable (test environment)" },
+			at,
+		);
+		return;
+	}
+	const sent = { sentAt: at, transmissionTimeMs: 0 };
+	if (processing.mdnMode === "none") {
+		await transitionMessage(store, processing, ["processing"], { status: "sent", ...sent }, () => ["sent"], at);
+		return;
+	}
+	if (processing.mdnMode === "sync") {
+		await transitionMessage(
+			store,
+			processing,
+			["processing"],
+			{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnData: syntheticMdn(processing, at), ...sent },
+			() => ["sent", "delivered"],
+			at,
+		);
+		return;
+	}
+	await store.transaction(async (tx) => {
+		const moved = await transitionMessage(
+			tx,
+			processing,
+			["processing"],
+			{ status: "sent", mdnStatus: "pending", ...sent },
+			() => ["sent"],
+			at,
+		);
+		if (moved) {
+			await tx.jobs.enqueue(
+				{
+					kind: SIMULATED_MDN_JOB,
+					key: `simulated-mdn:${message.id}`,
+					payload: { messageId: message.id },
+					runAt: new Date(at.getTime() + SIMULATED_ASYNC_MDN_MS),
+				},
+				at,
+			);
+		}
+	});
+}
+
+/** The simulated partner's async MDN. */
+export async function deliverSimulatedMdn(deps: ServiceDeps, messageId: string): Promise<void> {
+	const message = await deps.store.messages.getById(messageId);
+	if (message?.status !== "sent") return;
+	const at = deps.now();
+	await transitionMessage(
+		deps.store,
+		message,
+		["sent"],
+		{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnData: syntheticMdn(message, at) },
+		() => ["delivered"],
+		at,
+	);
+}
+
+function syntheticMdn(message: MessageRecord, at: Date): MdnData {
+	return {
+		disposition: "automatic-action/MDN-sent-automatically; processed",
+		receivedContentMic: null,
+		reportingUa: "as2kit simulated partner (test environment)",
+		originalMessageId: message.messageId,
+		finalRecipient: message.toAs2Id,
+		signed: false,
+		signatureValid: null,
+		micMatches: null,
+		messageId: null,
+		receivedAt: at.toISOString(),
+	};
+}

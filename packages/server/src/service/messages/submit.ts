@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
+import type { BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
+import { checkMessageAllowance, countLiveMessage } from "../billing/usage.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { recordEvent } from "../events.ts";
+import { effectivePartner } from "../partners/effective-partner.ts";
+import { planOf } from "../plans.ts";
+import { type Principal, requirePermission } from "../principal.ts";
+import { fieldError } from "../validation-error.ts";
+import { messageEventData } from "../views/message-views.ts";
+import { checkContentType } from "./content-types.ts";
+import { checkCustomHeaders } from "./custom-headers.ts";
+import type { KeyMaterial } from "./key-material.ts";
+import { SEND_JOB } from "./send-job-kind.ts";
+
+export interface SubmitInput {
+	partnerId: string;
+	contentType: string;
+	/** The payload already streamed into the blob store (multipart), or its bytes (JSON). */
+	payload: { blob: BlobInfo } | { bytes: Uint8Array };
+	subject?: string | undefined;
+	filename?: string | undefined;
+	headers?: Record<string, string> | undefined;
+	priority?: MessagePriority | undefined;
+	sign?: boolean | undefined;
+	encrypt?: boolean | undefined;
+	compress?: boolean | undefined;
+	mdnMode?: "sync" | "async" | "none" | undefined;
+	scheduledAt?: Date | undefined;
+}
+
+const PRIORITY: Record<MessagePriority, number> = { high: 20, normal: 10, low: 0 };
+
+/** Where payloads go: a fresh key per upload, so a retried request never overwrites another's. */
+export function newPayloadKey(at: Date): string {
+	return `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
+}
+
+/**
+ * `POST /v1/messages` (interface spec, Messages): checks the partner (404 PARTNER_NOT_FOUND,
+ * 400 PARTNER_INACTIVE), the certificates the message will need (SIGNING_FAILED,
+ * ENCRYPTION_FAILED, CERTIFICATE_EXPIRED), the plan's size and monthly allowance, then writes
+ * the message (queued), `message.queued` and the send job in one transaction.
+ */
+export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
+	const { store, blobs, now, config } = deps;
+
+	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
+		requirePermission(principal, "messages:write");
+		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
+		try {
+			const at = now();
+			const row = await store.partners.findVisible(principal.tenantId, principal.accountId, input.partnerId);
+			if (!row)
+				throw new As2Error("PARTNER_NOT_FOUND", `partner ${input.partnerId} not found`, {
+					details: { partner_id: input.partnerId },
+				});
+			const partner = effectivePartner(row).record;
+			if (!partner.active)
+				throw new As2Error("PARTNER_INACTIVE", `partner ${partner.id} is deactivated`, {
+					details: { partner_id: partner.id },
+				});
+			const contentType = checkContentType(input.contentType);
+			const headers = checkCustomHeaders(input.headers ?? {});
+			if (input.scheduledAt && input.scheduledAt <= at) throw fieldError("scheduled_at", "must be in the future");
+			const sign = input.sign ?? partner.sign;
+			const encrypt = input.encrypt ?? partner.encrypt;
+			const compress = input.compress ?? partner.compress;
+			const mdnMode = input.mdnMode ?? partner.mdnMode;
+			if (sign) await keys.signingIdentity(principal.tenantId, at);
+			if (encrypt) await keys.encryptionCertificate(partner.id, at);
+			const tenant = await store.tenants.get(principal.accountId, principal.tenantId);
+			const account = { id: principal.accountId, plan: principal.plan };
+			if (principal.environment === "live") await checkMessageAllowance(store, account, config, at);
+			if (!blob) {
+				const bytes = (input.payload as { bytes: Uint8Array }).bytes;
+				const max = planOf(principal.plan, config.enterpriseLimits).maxPayloadBytes;
+				if (bytes.byteLength > max) {
+					throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds the plan's ${max} bytes`, {
+						details: { max_bytes: max, bytes: bytes.byteLength },
+					});
+				}
+				blob = await blobs.put(newPayloadKey(at), bytesStream(bytes));
+			}
+			const stored = blob;
+			const message = await store.transaction(async (tx) => {
+				const record: MessageRecord = {
+					id: await tx.ids.next("msg_"),
+					accountId: principal.accountId,
+					tenantId: principal.tenantId,
+					environment: principal.environment,
+					direction: "outbound",
+					messageId: stripMessageId(createMessageId(messageIdDomain(config.publicUrl))),
+					partnerId: partner.id,
+					partnerName: partner.name,
+					partnerAs2Id: partner.as2Id,
+					partnerUrl: partner.url,
+					status: "queued",
+					fromAs2Id: tenant!.as2Id,
+					toAs2Id: partner.as2Id,
+					subject: input.subject ?? null,
+					contentType,
+					filename: input.filename ?? null,
+					bytes: stored.bytes,
+					compressed: compress,
+					encrypted: encrypt,
+					signed: sign,
+					mdnMode,
+					mdnStatus: mdnMode === "none" ? "none" : "pending",
+					mdnData: null,
+					mic: null,
+					priority: input.priority ?? "normal",
+					headers,
+					payloadKey: stored.key,
+					scheduledAt: input.scheduledAt ?? null,
+					attempts: 0,
+					lastAttemptAt: null,
+					sentAt: null,
+					deliveredAt: null,
+					failedAt: null,
+					mdnDeadline: null,
+					errorCode: null,
+					errorMessage: null,
+					transmissionTimeMs: null,
+					details: { payload_sha256: stored.sha256 },
+					createdAt: at,
+					updatedAt: at,
+				};
+				await tx.messages.create(record);
+				if (record.environment === "live") await countLiveMessage(tx, account, config, record.bytes, at);
+				await recordEvent(
+					tx,
+					{
+						kind: "message.queued",
+						accountId: record.accountId,
+						tenantId: record.tenantId,
+						environment: record.environment,
+						data: messageEventData.queued(record),
+					},
+					at,
+				);
+				await tx.jobs.enqueue(
+					{
+						kind: SEND_JOB,
+						key: `send:${record.id}`,
+						payload: { messageId: record.id },
+						priority: PRIORITY[record.priority],
+						runAt: record.scheduledAt ?? at,
+					},
+					at,
+				);
+				return record;
+			});
+			deps.wake();
+			return message;
+		} catch (error) {
+			if (blob) await blobs.delete(blob.key).catch(() => {});
+			throw error;
+		}
+	};
+}
+
+/** The right-hand side of our Message-IDs: the public host, so partners see where messages come from. */
+export function messageIdDomain(publicUrl: string | null): string {
+	if (!publicUrl) return "as2kit.local";
+	try {
+		return new URL(publicUrl).hostname || "as2kit.local";
+	} catch {
+		return "as2kit.local";
+	}
+}
+
+/** A one-chunk stream of bytes already in memory. */
+export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+	return new ReadableStream({
+		start(controller) {
+			if (bytes.byteLength > 0) controller.enqueue(bytes);
+			controller.close();
+		},
+	});
+}

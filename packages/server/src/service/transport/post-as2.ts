@@ -1,0 +1,164 @@
+import { createHash } from "node:crypto";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { TLSSocket } from "node:tls";
+import { As2Error } from "@as2kit/core";
+
+export interface PostBody {
+	/** Exact byte count (sent as Content-Length unless `chunked`). */
+	size: number;
+	open(): AsyncIterable<Uint8Array>;
+}
+
+export interface PostOptions {
+	url: string;
+	headers: Iterable<[string, string]>;
+	body: PostBody;
+	/** Transfer-Encoding: chunked instead of Content-Length (off by default: many AS2 servers need the length). */
+	chunked?: boolean;
+	/** Connecting, and any pause of the connection, longer than this fails (the partner's timeout). */
+	idleTimeoutMs: number;
+	/** The whole exchange, sync MDN included, longer than this fails (AS2_HTTP_TIMEOUT_SECONDS). */
+	totalTimeoutMs: number;
+	tls?: { caPem: string | null; pinnedSha256: string | null };
+	auth?: { username: string; password: string } | null;
+	/** A larger answer fails: a sync MDN is a few kilobytes. */
+	maxResponseBytes?: number;
+}
+
+export interface PostResult {
+	status: number;
+	headers: Array<[string, string]>;
+	body: Uint8Array;
+	timeMs: number;
+}
+
+/** Connection failures, timeouts and TLS errors: transient, the send is retried. */
+export function unreachable(message: string, cause?: unknown): As2Error {
+	return new As2Error("PARTNER_UNREACHABLE", message, { details: { transient: true }, cause });
+}
+
+const agents = new Map<string, HttpAgent | HttpsAgent>();
+
+/**
+ * One keep-alive agent per TLS policy, so connections to a partner are reused across
+ * messages (a TLS handshake costs more than a small message) without mixing trust settings.
+ */
+function agentFor(url: URL, tls: PostOptions["tls"]): HttpAgent | HttpsAgent {
+	const key = `${url.protocol}|${tls?.caPem ?? ""}|${tls?.pinnedSha256 ?? ""}`;
+	let agent = agents.get(key);
+	if (!agent) {
+		agent =
+			url.protocol === "https:"
+				? new HttpsAgent({
+						keepAlive: true,
+						maxSockets: 64,
+						minVersion: "TLSv1.2",
+						...(tls?.caPem ? { ca: tls.caPem } : {}),
+						// A pinned certificate is trusted for itself, even self-signed; pinning is then checked on connect.
+						rejectUnauthorized: !(tls?.pinnedSha256 && !tls.caPem),
+					})
+				: new HttpAgent({ keepAlive: true, maxSockets: 64 });
+		agents.set(key, agent);
+	}
+	return agent;
+}
+
+/**
+ * POSTs an AS2 message (or an async MDN) to a partner, streaming the body with backpressure,
+ * TLS verified against the system roots or the partner's CA, a pinned leaf enforced, and
+ * every wait bounded. Answers the status, headers and (capped) body.
+ */
+export async function postAs2(options: PostOptions): Promise<PostResult> {
+	const url = new URL(options.url);
+	const headers: Record<string, string | string[]> = {};
+	for (const [name, value] of options.headers) headers[name] = value;
+	if (options.auth) {
+		headers.Authorization = `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64")}`;
+	}
+	if (options.chunked) headers["Transfer-Encoding"] = "chunked";
+	else headers["Content-Length"] = String(options.body.size);
+	const started = performance.now();
+	const abort = new AbortController();
+	const total = setTimeout(() => abort.abort(), options.totalTimeoutMs);
+	const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+	try {
+		return await new Promise<PostResult>((resolve, reject) => {
+			const request = send(url, { method: "POST", headers, agent: agentFor(url, options.tls), signal: abort.signal });
+			request.setTimeout(options.idleTimeoutMs, () =>
+				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
+			);
+			const pin = options.tls?.pinnedSha256;
+			if (pin) {
+				request.once("socket", (socket) => {
+					socket.once("secureConnect", () => {
+						const raw = (socket as TLSSocket).getPeerCertificate().raw;
+						if (!raw || createHash("sha256").update(raw).digest("hex") !== pin) {
+							socket.destroy(unreachable(`${url.host} presented a certificate other than the pinned one`));
+						}
+					});
+				});
+			}
+			request.once("error", (error) => reject(toUnreachable(error, url, abort.signal.aborted, options.totalTimeoutMs)));
+			request.once("response", (response) => {
+				readCapped(response, options.maxResponseBytes ?? 10 * 1024 * 1024).then(
+					(body) =>
+						resolve({
+							status: response.statusCode ?? 0,
+							headers: pairs(response.rawHeaders),
+							body,
+							timeMs: Math.round(performance.now() - started),
+						}),
+					reject,
+				);
+			});
+			writeBody(request, options.body).catch((error: unknown) => request.destroy(error as Error));
+		});
+	} finally {
+		clearTimeout(total);
+	}
+}
+
+async function writeBody(request: import("node:http").ClientRequest, body: PostBody): Promise<void> {
+	for await (const chunk of body.open()) {
+		if (request.destroyed) return;
+		if (!request.write(chunk)) {
+			await new Promise<void>((resolve, reject) => {
+				request.once("drain", resolve);
+				request.once("close", resolve);
+				request.once("error", reject);
+			});
+		}
+	}
+	request.end();
+}
+
+function readCapped(response: IncomingMessage, max: number): Promise<Uint8Array> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		response.on("data", (chunk: Buffer) => {
+			size += chunk.byteLength;
+			if (size > max) {
+				response.destroy();
+				reject(new As2Error("INVALID_MDN", `the partner's answer exceeds ${max} bytes`));
+				return;
+			}
+			chunks.push(chunk);
+		});
+		response.once("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+		response.once("error", (error) => reject(unreachable(`reading the answer failed: ${error.message}`, error)));
+	});
+}
+
+function pairs(raw: string[]): Array<[string, string]> {
+	const out: Array<[string, string]> = [];
+	for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
+	return out;
+}
+
+function toUnreachable(error: unknown, url: URL, timedOut: boolean, totalMs: number): unknown {
+	if (timedOut) return unreachable(`no complete answer from ${url.host} within ${totalMs} ms`, error);
+	if ((error as { code?: string }).code === "PARTNER_UNREACHABLE") return error;
+	return unreachable(`cannot deliver to ${url.host}: ${(error as Error).message}`, error);
+}
