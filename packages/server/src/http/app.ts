@@ -10,9 +10,11 @@ import { negotiate } from "./middleware/negotiate.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { apiKeyRoutes } from "./routes/api-keys.ts";
+import { as2Routes } from "./routes/as2.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { certificateRoutes } from "./routes/certificates.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
+import { messageSubmitRoutes } from "./routes/message-submit.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { partnerCheckRoutes } from "./routes/partner-checks.ts";
 import { partnerRoutes } from "./routes/partners.ts";
@@ -59,6 +61,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/partners", partnerCheckRoutes());
 	app.route("/v1/accounts", masterPartnerRoutes());
 	app.route("/v1/certificates", certificateRoutes());
+	app.route("/v1/messages", messageSubmitRoutes());
+	app.route("/as2", as2Routes(clientIp));
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

@@ -18,6 +18,8 @@ import { openStore } from "./open-store.ts";
 
 export interface RunningServer {
 	service: Service;
+	/** The Hono app served on the listeners (for in-process calls in tests and embedders). */
+	app: ReturnType<typeof createApp>;
 	store: As2Store;
 	/** The API listener's address (its port when PORT=0). */
 	address: AddressInfo;
@@ -57,7 +59,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	});
 	const clientIp = (c: Context) => {
 		const forwarded = config.AS2_TRUST_PROXY ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-		const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming;
+		const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
 		return forwarded || incoming?.socket?.remoteAddress || "unknown";
 	};
 	const app = createApp({ service, logger, clientIp, metricsToken: config.AS2_METRICS_TOKEN });
@@ -101,7 +103,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			as2Address = await listen(as2Only.fetch, config.AS2_PORT);
 		}
 		if (config.role !== "api") {
-			background = createBackground(service.deps);
+			background = createBackground(service);
 			background.start();
 		}
 	} catch (error) {
@@ -122,6 +124,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 
 	return {
 		service,
+		app,
 		store,
 		address,
 		as2Address,

@@ -1,0 +1,44 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { AppEnv } from "../context.ts";
+import { doc } from "../openapi.ts";
+
+/**
+ * `POST /as2/receive` (and its alias `/as2/mdn`): AS2 messages and async MDNs from partners.
+ * No API key: AS2 security applies (decisions.md, Messages). The engine answers the status,
+ * headers and body (a sync MDN, or a short text).
+ */
+export function as2Routes(clientIp: (c: Context) => string) {
+	const handler = async (c: Context<AppEnv>) => {
+		const length = c.req.header("content-length");
+		const response = await c.var.service.messages.receive({
+			headers: [...c.req.raw.headers],
+			body: c.req.raw.body,
+			contentLength: length === undefined ? null : Number(length),
+			clientIp: clientIp(c),
+		});
+		const body = response.body;
+		return new Response(body.byteLength > 0 ? (body as Uint8Array<ArrayBuffer>) : null, {
+			status: response.status,
+			headers: response.headers,
+		});
+	};
+	const description = doc({
+		tags: ["AS2"],
+		summary: "Receive an AS2 message or an async MDN from a partner (RFC 4130)",
+		description:
+			"Routed by AS2-To to a tenant and by AS2-From to one of its partners. A sync MDN request is answered with the MDN; otherwise 200 as soon as the message is stored. Limited per partner (429 with Retry-After).",
+		public: true,
+		responses: {
+			200: {
+				description: "a sync MDN (multipart/report, possibly signed), or a short text",
+				content: { "multipart/report": {}, "multipart/signed": {}, "text/plain": {} },
+			},
+			400: { description: "malformed AS2 headers or body", content: { "text/plain": {} } },
+			404: { description: "unknown AS2-To or AS2-From (when no MDN can be returned)", content: { "text/plain": {} } },
+			413: { description: "the message is larger than the tenant's plan allows", content: { "text/plain": {} } },
+			429: { description: "too many messages from this partner", content: { "text/plain": {} } },
+		},
+	});
+	return new Hono<AppEnv>().post("/receive", description, handler).post("/mdn", description, handler);
+}

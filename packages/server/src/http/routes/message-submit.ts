@@ -1,0 +1,164 @@
+import { As2Error } from "@as2kit/core";
+import { Hono } from "hono";
+import * as v from "valibot";
+import { defaultEncoding } from "../../service/messages/content-types.ts";
+import { newPayloadKey, type SubmitInput } from "../../service/messages/submit.ts";
+import { planOf } from "../../service/plans.ts";
+import { messageSchema, queuedView } from "../../service/views/message-views.ts";
+import { mediaType, readBody } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { toFieldErrors } from "../field-errors.ts";
+import { readMessageForm } from "../message-form.ts";
+import { idempotent } from "../middleware/idempotent.ts";
+import { doc, messageEnvelope } from "../openapi.ts";
+import { instant, text } from "../schemas/strings.ts";
+
+/** JSON bodies carry the payload inline; beyond this, multipart streams it (413 REQUEST_TOO_LARGE). */
+export const MAX_JSON_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const options = {
+	subject: v.optional(text(1, 255)),
+	headers: v.optional(v.record(v.string(), v.string())),
+	priority: v.optional(v.picklist(["low", "normal", "high"])),
+	compress: v.optional(v.boolean()),
+	encrypt: v.optional(v.boolean()),
+	sign: v.optional(v.boolean()),
+	mdn_mode: v.optional(v.picklist(["sync", "async", "none"])),
+	scheduled_at: v.optional(instant),
+};
+
+const jsonSchema = v.object({
+	partner_id: v.pipe(v.string(), v.minLength(1, "is required")),
+	content_type: v.pipe(v.string(), v.minLength(1, "is required")),
+	payload: v.object({
+		content: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+		filename: v.optional(text(1, 255)),
+		encoding: v.optional(v.picklist(["utf-8", "base64"])),
+	}),
+	...options,
+});
+
+const formSchema = v.object({
+	partner_id: v.pipe(v.string(), v.minLength(1, "is required")),
+	content_type: v.optional(v.pipe(v.string(), v.minLength(1))),
+	filename: v.optional(text(1, 255)),
+	...options,
+	// In a form, custom headers arrive as a JSON object text, or as headers[Name]=value fields.
+	headers: v.optional(
+		v.union([v.record(v.string(), v.string()), v.pipe(v.string(), v.parseJson(), v.record(v.string(), v.string()))]),
+	),
+});
+
+const BASE64 = /^[A-Za-z0-9+/\r\n\t ]*={0,2}[\r\n\t ]*$/;
+
+function parse<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+	const result = v.safeParse(schema, value);
+	if (result.success) return result.output;
+	const fieldErrors = toFieldErrors(result.issues);
+	const [field, messages] = Object.entries(fieldErrors)[0]!;
+	throw new As2Error("VALIDATION_FAILED", `${field} ${messages[0]}`, { fieldErrors });
+}
+
+/** `POST /v1/messages` (interface spec, Messages). */
+export function messageSubmitRoutes() {
+	return new Hono<AppEnv>().post(
+		"/",
+		doc({
+			tags: ["Messages"],
+			summary: "Send a message to a partner (messages:write)",
+			description:
+				"JSON with the payload inline (`payload.content`, UTF-8 or base64 per `payload.encoding`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part `file`, streamed and never held in memory (up to the plan's size). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.",
+			body: jsonSchema,
+			idempotent: true,
+			responses: { 202: { description: "queued", schema: messageEnvelope(messageSchema) } },
+			errors: {
+				400: "partner inactive, invalid content type, or a certificate problem",
+				402: "the monthly live-message allowance is used up (MESSAGE_LIMIT_EXCEEDED)",
+				404: "no such partner (PARTNER_NOT_FOUND)",
+				413: "the payload exceeds the plan's size (PAYLOAD_TOO_LARGE)",
+			},
+		}),
+		idempotent(),
+		async (c) => {
+			const service = c.var.service;
+			const principal = c.var.principal;
+			let input: SubmitInput;
+			if (mediaType(c.req.header("content-type")) === "multipart/form-data") {
+				const max = planOf(principal.plan, service.deps.config.enterpriseLimits).maxPayloadBytes;
+				const form = await readMessageForm(c.req.raw, {
+					blobs: service.deps.blobs,
+					maxBytes: max,
+					newKey: () => newPayloadKey(service.deps.now()),
+				});
+				try {
+					if (!form.file)
+						throw new As2Error("VALIDATION_FAILED", "file is required", { fieldErrors: { file: ["is required"] } });
+					const fields = parse(formSchema, form.fields);
+					const contentType = fields.content_type ?? form.file.contentType ?? "application/octet-stream";
+					input = {
+						...submitOptions(fields),
+						partnerId: fields.partner_id,
+						contentType,
+						filename: fields.filename ?? form.file.filename ?? undefined,
+						payload: { blob: form.file.blob },
+						headers: fields.headers as Record<string, string> | undefined,
+					};
+				} catch (error) {
+					if (form.file) await service.deps.blobs.delete(form.file.blob.key).catch(() => {});
+					throw error;
+				}
+			} else {
+				const length = Number(c.req.header("content-length") ?? 0);
+				if (length > MAX_JSON_MESSAGE_BYTES) throw tooLargeForJson();
+				const body = parse(jsonSchema, await readBody(c));
+				const encoding = body.payload.encoding ?? defaultEncoding(body.content_type);
+				if (encoding === "base64" && !BASE64.test(body.payload.content)) {
+					throw new As2Error("VALIDATION_FAILED", "payload.content is not valid base64", {
+						fieldErrors: { "payload.content": ["is not valid base64"] },
+					});
+				}
+				const bytes =
+					encoding === "base64"
+						? Buffer.from(body.payload.content, "base64")
+						: Buffer.from(body.payload.content, "utf8");
+				input = {
+					...submitOptions(body),
+					partnerId: body.partner_id,
+					contentType: body.content_type,
+					filename: body.payload.filename,
+					payload: { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+					headers: body.headers,
+				};
+			}
+			const message = await service.messages.submit(principal, input);
+			return c.json({ message: "Message queued", data: queuedView(message) }, 202);
+		},
+	);
+}
+
+function submitOptions(body: {
+	subject?: string | undefined;
+	priority?: "low" | "normal" | "high" | undefined;
+	compress?: boolean | undefined;
+	encrypt?: boolean | undefined;
+	sign?: boolean | undefined;
+	mdn_mode?: "sync" | "async" | "none" | undefined;
+	scheduled_at?: Date | undefined;
+}) {
+	return {
+		subject: body.subject,
+		priority: body.priority,
+		compress: body.compress,
+		encrypt: body.encrypt,
+		sign: body.sign,
+		mdnMode: body.mdn_mode,
+		scheduledAt: body.scheduled_at,
+	};
+}
+
+function tooLargeForJson(): As2Error {
+	return new As2Error(
+		"REQUEST_TOO_LARGE",
+		`JSON message bodies are limited to ${MAX_JSON_MESSAGE_BYTES} bytes; send larger payloads as multipart/form-data`,
+	);
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFromEnv } from "../../src/node/config-from-env.ts";
+import { type RunningServer, startServer } from "../../src/node/create-server.ts";
+import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { createTestPki, type TestPki } from "./tls.ts";
+
+/** A free TCP port on 127.0.0.1 (bound, noted, released). */
+export async function freePort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as { port: number };
+	await new Promise((resolve) => server.close(resolve));
+	return port;
+}
+
+export interface Peer {
+	name: string;
+	server: RunningServer;
+	baseUrl: string;
+	/** A live account key with every permission. */
+	key: string;
+	tenantId: string;
+	accountId: string;
+	as2Id: string;
+	identityPem: string;
+	// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
+	call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; text: string }>;
+}
+
+/**
+ * A real reference server over HTTPS on loopback (TLS from a throwaway CA), with its own
+ * SQLite database and blob directory, a registered tenant and a live key.
+ */
+export async function startPeer(name: string, pki: TestPki, env: Record<string, string> = {}): Promise<Peer> {
+	const dir = mkdtempSync(join(tmpdir(), `as2kit-peer-${name}-`));
+	const port = await freePort();
+	const baseUrl = `https://127.0.0.1:${port}`;
+	const server = await startServer(
+		configFromEnv({
+			PORT: String(port),
+			DATABASE_URL: join(dir, "as2.sqlite"),
+			BLOB_DIR: join(dir, "blobs"),
+			AS2_DATA_DIR: dir,
+			TLS_CERT_FILE: pki.certPath,
+			TLS_KEY_FILE: pki.keyPath,
+			AS2_PUBLIC_URL: baseUrl,
+			// Loopback partners and MDN receipts are private addresses: allowed for this test deployment.
+			AS2_ALLOW_HTTP: "1",
+			AS2_DEFAULT_PLAN: "enterprise",
+			...env,
+		}),
+		{ logger: SILENT_LOGGER },
+	);
+	const call: Peer["call"] = async (method, path, body) => {
+		const response = await server.app.request(path, {
+			method,
+			headers: {
+				authorization: `Bearer ${key}`,
+				...(body === undefined ? {} : { "content-type": "application/json" }),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		let json: unknown = null;
+		try {
+			json = JSON.parse(text);
+		} catch {}
+		return { status: response.status, json, text };
+	};
+	let key = "";
+	const registered = await server.app.request("/auth/register", {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify({
+			name,
+			email: `${name.toLowerCase()}@example.com`,
+			password: "long password",
+			password_confirmation: "long password",
+		}),
+	});
+	const { token, tenant } = (await registered.json()) as { token: string; tenant: { id: string } };
+	key = token;
+	const created = await call("POST", "/v1/api-keys", {
+		name: "e2e",
+		scope: "account",
+		environment: "live",
+		permissions: ["*"],
+	});
+	if (created.status !== 201) throw new Error(`key: ${created.status} ${created.text}`);
+	key = created.json.data.key;
+	const tenantRecord = (await call("GET", `/v1/tenants/${tenant.id}`)).json.data;
+	const identity = (await call("GET", "/v1/certificates?type=identity")).json.data[0];
+	const peer: Peer = {
+		name,
+		server,
+		baseUrl,
+		key,
+		tenantId: tenant.id,
+		accountId: tenantRecord.account_id,
+		as2Id: tenantRecord.as2_id,
+		identityPem: identity.certificate_pem,
+		call,
+	};
+	const originalClose = server.close.bind(server);
+	server.close = async () => {
+		const drained = await originalClose();
+		rmSync(dir, { recursive: true, force: true });
+		return drained;
+	};
+	return peer;
+}
+
+/** Makes `from` a partner of `to`'s tenant (URL, CA, the identity certificate), with `settings`. */
+export async function addPartner(
+	on: Peer,
+	other: Peer,
+	pki: TestPki,
+	settings: Record<string, unknown> = {},
+): Promise<string> {
+	const partner = await on.call("POST", "/v1/partners", {
+		name: other.name,
+		as2_id: other.as2Id,
+		url: `${other.baseUrl}/as2/receive`,
+		tls: { ca_certificate: pki.caPem },
+		...settings,
+	});
+	if (partner.status !== 201) throw new Error(`partner: ${partner.text}`);
+	const certificate = await on.call("POST", `/v1/partners/${partner.json.data.id}/certificates`, {
+		name: `${other.name} identity`,
+		usage: "both",
+		certificate: other.identityPem,
+	});
+	if (certificate.status !== 201) throw new Error(`certificate: ${certificate.text}`);
+	return partner.json.data.id;
+}
+
+export async function startPair(env: Record<string, string> = {}) {
+	const pki = createTestPki();
+	const a = await startPeer("Alpha", pki, env);
+	const b = await startPeer("Beta", pki, env);
+	return {
+		pki,
+		a,
+		b,
+		async close() {
+			await Promise.all([a.server.close(), b.server.close()]);
+			rmSync(pki.dir, { recursive: true, force: true });
+		},
+	};
+}
