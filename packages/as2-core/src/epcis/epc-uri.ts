@@ -14,7 +14,15 @@ export interface EpcUriCheck {
 
 /** GS1 AI 82 character set, with %-escapes (TDS §5, Table 5-1). */
 const SERIAL = "(?:[A-Za-z0-9!'()*+,\\-.:;=_]|%[0-9A-Fa-f]{2})";
-const serial = (max: number): RegExp => new RegExp(`^${SERIAL}{1,${max}}$`);
+const SERIALS = new Map<number, RegExp>();
+const serial = (max: number): RegExp => {
+	let re = SERIALS.get(max);
+	if (!re) {
+		re = new RegExp(`^${SERIAL}{1,${max}}$`);
+		SERIALS.set(max, re);
+	}
+	return re;
+};
 
 /** Digits of company prefix + reference must total `digits`; the prefix is 6 to 12 digits. */
 function keyParts(parts: string[], digits: number, count: number): string | undefined {

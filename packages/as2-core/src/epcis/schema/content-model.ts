@@ -56,6 +56,8 @@ export interface CompiledModel {
 	states: State[];
 	start: number;
 	accept: number;
+	/** Epsilon-closure of each state, computed on first use (frozen arrays). */
+	closures: (readonly number[] | undefined)[];
 }
 
 export function compileModel(particle: Particle): CompiledModel {
@@ -97,7 +99,33 @@ export function compileModel(particle: Particle): CompiledModel {
 		return [a, b];
 	};
 	const [start, accept] = build(particle);
-	return { states, start, accept };
+	return { states, start, accept, closures: [] };
+}
+
+function closureOf(model: CompiledModel, state: number): number[] {
+	let closure = model.closures[state];
+	if (!closure) {
+		const seen = new Set<number>([state]);
+		const stack = [state];
+		while (stack.length > 0) {
+			const s = stack.pop()!;
+			for (const t of model.states[s]!.eps) {
+				if (!seen.has(t)) {
+					seen.add(t);
+					stack.push(t);
+				}
+			}
+		}
+		closure = Object.freeze([...seen]);
+		model.closures[state] = closure;
+	}
+	return closure as number[];
+}
+
+function union(a: readonly number[], b: readonly number[]): number[] {
+	const out = [...a];
+	for (const x of b) if (!out.includes(x)) out.push(x);
+	return out;
 }
 
 /** One run of the automaton over a list of children. */
@@ -105,37 +133,24 @@ export class ModelRun {
 	private current: number[];
 
 	constructor(private readonly model: CompiledModel) {
-		this.current = this.closure([model.start]);
-	}
-
-	private closure(seed: number[]): number[] {
-		const seen = new Set<number>(seed);
-		const stack = [...seed];
-		while (stack.length > 0) {
-			const s = stack.pop()!;
-			for (const t of this.model.states[s]!.eps) {
-				if (!seen.has(t)) {
-					seen.add(t);
-					stack.push(t);
-				}
-			}
-		}
-		return [...seen];
+		this.current = closureOf(model, model.start);
 	}
 
 	/** Feeds one child; returns the particle it matched (an element before a wildcard), or null. */
 	step(matches: (leaf: Leaf) => boolean): Leaf | null {
 		let matched: Leaf | null = null;
-		const next: number[] = [];
+		let next: number[] | null = null;
 		for (const s of this.current) {
 			for (const edge of this.model.states[s]!.edges) {
 				if (!matches(edge.leaf)) continue;
 				if (matched === null || (matched.kind === "any" && edge.leaf.kind === "element")) matched = edge.leaf;
-				next.push(edge.to);
+				const reach = closureOf(this.model, edge.to);
+				if (next === null) next = reach;
+				else if (next !== reach) next = union(next, reach);
 			}
 		}
-		if (matched === null) return null;
-		this.current = this.closure(next);
+		if (matched === null || next === null) return null;
+		this.current = next;
 		return matched;
 	}
 

@@ -121,15 +121,16 @@ export class SchemaValidator {
 
 	/** A whole element, child of the current streamed element. */
 	element(element: XmlElement, path: string): void {
+		const lazy = () => path;
 		if (this.frames.length === 0) {
 			const particle = this.rootParticle(element, path);
-			if (particle) this.validate(element, particle, path);
+			if (particle) this.validate(element, particle, lazy);
 			return;
 		}
 		const leaf = this.stepLeaf(element, path);
 		if (leaf === null) return;
-		if (leaf.kind === "any") this.lax(element, path);
-		else this.validate(element, leaf, path);
+		if (leaf.kind === "any") this.lax(element, lazy);
+		else this.validate(element, leaf, lazy);
 	}
 
 	private rootParticle(tag: Located, path: string): ElementParticle | null {
@@ -189,19 +190,25 @@ export class SchemaValidator {
 	}
 
 	/** Strict validation of a parsed element against its declaration. */
-	private validate(element: XmlElement, decl: ElementParticle, path: string): void {
+	private validate(element: XmlElement, decl: ElementParticle, pathOf: () => string): void {
 		if (decl.abstract) {
-			this.issue("SCHEMA_ABSTRACT_ELEMENT", `element ${element.qname} is abstract`, path, element.line, element.column);
+			this.issue(
+				"SCHEMA_ABSTRACT_ELEMENT",
+				`element ${element.qname} is abstract`,
+				pathOf,
+				element.line,
+				element.column,
+			);
 			return;
 		}
 		const type = this.complexType(decl.type);
-		const nilled = this.checkAttributes(element, decl, type, path);
+		const nilled = this.checkAttributes(element, decl, type, pathOf);
 		if (nilled) {
 			if (element.children.length > 0 || element.text !== "") {
 				this.issue(
 					"SCHEMA_NILLED_NOT_EMPTY",
 					`element ${element.qname} is nilled but has content`,
-					path,
+					pathOf,
 					element.line,
 					element.column,
 				);
@@ -214,7 +221,7 @@ export class SchemaValidator {
 				this.issue(
 					"SCHEMA_UNEXPECTED_ELEMENT",
 					`element ${element.qname} has simple content: no child elements allowed`,
-					path,
+					pathOf,
 					element.children[0]!.line,
 					element.children[0]!.column,
 				);
@@ -222,18 +229,18 @@ export class SchemaValidator {
 			}
 			const problem = checkSimpleValue(simple, element.text);
 			if (problem)
-				this.issue("SCHEMA_INVALID_VALUE", `${element.qname}: ${problem}`, path, element.line, element.column);
+				this.issue("SCHEMA_INVALID_VALUE", `${element.qname}: ${problem}`, pathOf, element.line, element.column);
 			return;
 		}
 		if (!type || type.mixed) {
-			this.laxChildren(element, path);
+			this.laxChildren(element, pathOf);
 			return;
 		}
 		if (element.cdata || !isWhitespace(element.text)) {
 			this.issue(
 				"SCHEMA_TEXT_NOT_ALLOWED",
 				`${element.qname}: character content other than white space is not allowed`,
-				path,
+				pathOf,
 				element.line,
 				element.column,
 			);
@@ -243,7 +250,7 @@ export class SchemaValidator {
 				this.issue(
 					"SCHEMA_UNEXPECTED_ELEMENT",
 					`element ${element.qname} must be empty`,
-					path,
+					pathOf,
 					element.line,
 					element.column,
 				);
@@ -251,30 +258,30 @@ export class SchemaValidator {
 			return;
 		}
 		const run = new ModelRun(this.model(type));
-		const paths = childPaths(element, path);
+		const childPath = lazyChildPaths(element, pathOf);
 		for (let i = 0; i < element.children.length; i++) {
 			const child = element.children[i]!;
-			const childPath = paths[i]!;
+			const pathOfChild = () => childPath(i);
 			const leaf = run.step((l) => this.matches(l, child));
 			if (leaf === null) {
 				const expected = run.expected();
 				this.issue(
 					"SCHEMA_UNEXPECTED_ELEMENT",
 					`element ${describe(child)} not expected here; expected ${expected.length ? expected.join(" | ") : "no more elements"}`,
-					childPath,
+					pathOfChild,
 					child.line,
 					child.column,
 				);
 				return;
 			}
-			if (leaf.kind === "any") this.lax(child, childPath);
-			else this.validate(child, leaf, childPath);
+			if (leaf.kind === "any") this.lax(child, pathOfChild);
+			else this.validate(child, leaf, pathOfChild);
 		}
 		if (!run.accepts()) {
 			this.issue(
 				"SCHEMA_MISSING_ELEMENT",
 				`${element.qname}: missing child element; expected ${run.expected().join(" | ")}`,
-				path,
+				pathOf,
 				element.line,
 				element.column,
 			);
@@ -282,21 +289,26 @@ export class SchemaValidator {
 	}
 
 	/** processContents="lax": validate what has a global declaration, walk the rest. */
-	private lax(element: XmlElement, path: string): void {
+	private lax(element: XmlElement, pathOf: () => string): void {
 		const decl = this.schema.globals.get(`{${element.ns ?? ""}}${element.local}`);
-		if (decl) this.validate(element, decl, path);
-		else this.laxChildren(element, path);
+		if (decl) this.validate(element, decl, pathOf);
+		else this.laxChildren(element, pathOf);
 	}
 
-	private laxChildren(element: XmlElement, path: string): void {
-		const paths = childPaths(element, path);
+	private laxChildren(element: XmlElement, pathOf: () => string): void {
+		const childPath = lazyChildPaths(element, pathOf);
 		element.children.forEach((child, i) => {
-			this.lax(child, paths[i]!);
+			this.lax(child, () => childPath(i));
 		});
 	}
 
 	/** Checks attributes; returns true when xsi:nil="true" (allowed on a nillable element). */
-	private checkAttributes(tag: Located, decl: ElementParticle, type: ComplexType | null, path: string): boolean {
+	private checkAttributes(
+		tag: Located,
+		decl: ElementParticle,
+		type: ComplexType | null,
+		path: string | (() => string),
+	): boolean {
 		const declared = type?.attributes ?? {};
 		let nilled = false;
 		for (const attr of tag.attributes) {
@@ -376,13 +388,22 @@ export class SchemaValidator {
 		return model;
 	}
 
-	private issue(code: string, message: string, path: string, line: number, column: number): void {
-		this.report({ code, message, path, line, column });
+	private issue(code: string, message: string, path: string | (() => string), line: number, column: number): void {
+		this.report({ code, message, path: typeof path === "string" ? path : path(), line, column });
 	}
 }
 
 function describe(tag: Located): string {
 	return tag.ns ? `{${tag.ns}}${tag.local}` : tag.local;
+}
+
+/** Child paths computed on first need: most elements never have an issue. */
+function lazyChildPaths(element: XmlElement, pathOf: () => string): (i: number) => string {
+	let paths: string[] | undefined;
+	return (i) => {
+		paths ??= childPaths(element, pathOf());
+		return paths[i]!;
+	};
 }
 
 /** XPath-like child paths: `name[k]` where a name repeats among siblings. */

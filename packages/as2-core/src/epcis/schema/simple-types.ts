@@ -120,13 +120,14 @@ function isDouble(value: string): boolean {
 
 // RFC 3986 URI-reference, as libxml2's xmlParseURI implements it (uri.c, xmlParse3986*), after
 // the schema validator's replacement of control, non-ASCII and "unwise" characters by "_".
-const ALPHA = /[A-Za-z]/;
-const isAlpha = (c: string | undefined): boolean => c !== undefined && ALPHA.test(c);
+const isAlpha = (c: string | undefined): boolean =>
+	c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isHex = (c: string | undefined): boolean => c !== undefined && /[0-9A-Fa-f]/.test(c);
+const isHex = (c: string | undefined): boolean =>
+	c !== undefined && ((c >= "0" && c <= "9") || (c >= "a" && c <= "f") || (c >= "A" && c <= "F"));
 const isUnreserved = (c: string | undefined): boolean =>
 	c !== undefined && (isAlpha(c) || isDigit(c) || c === "-" || c === "." || c === "_" || c === "~");
-const isSubDelim = (c: string | undefined): boolean => c !== undefined && "!$&()*+,;='".includes(c);
+const isSubDelim = (c: string | undefined): boolean => c !== undefined && c.length === 1 && "!$&()*+,;='".includes(c);
 
 class UriCursor {
 	i = 0;

@@ -412,17 +412,29 @@ export class XmlScanner {
 		return [this.line, abs - this.lineStart + 1];
 	}
 
+	/** Absolute offset of the next newline at or after `counted`, or -1 when not searched yet. */
+	private nextNewline = -1;
+	/** Absolute offset up to which the buffer has been searched for a newline. */
+	private searched = 0;
+
 	private count(abs: number): void {
 		if (abs <= this.counted) return;
-		const buf = this.buf;
-		let i = this.counted - this.base;
-		const stop = abs - this.base;
 		for (;;) {
-			const nl = buf.indexOf("\n", i);
-			if (nl < 0 || nl >= stop) break;
+			if (this.nextNewline < 0) {
+				const from = Math.max(this.searched, this.counted);
+				if (from >= this.base + this.buf.length) break;
+				const nl = this.buf.indexOf("\n", from - this.base);
+				if (nl < 0) {
+					this.searched = this.base + this.buf.length;
+					break;
+				}
+				this.nextNewline = this.base + nl;
+				this.searched = this.nextNewline + 1;
+			}
+			if (this.nextNewline >= abs) break;
 			this.line++;
-			this.lineStart = this.base + nl + 1;
-			i = nl + 1;
+			this.lineStart = this.nextNewline + 1;
+			this.nextNewline = -1;
 		}
 		this.counted = abs;
 	}

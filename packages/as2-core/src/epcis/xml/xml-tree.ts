@@ -43,6 +43,7 @@ function getParser(maxDepth: number): XMLParser {
 			ignoreDeclaration: true,
 			ignorePiTags: true,
 			maxNestedTags: maxDepth + 1,
+			jPath: false,
 			transformTagName: (name) => (name.startsWith(MARK) ? name : MARK + name),
 		});
 		parserDepth = maxDepth;
