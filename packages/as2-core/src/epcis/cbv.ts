@@ -50,6 +50,10 @@ export interface CbvClassification {
 	unknownCbvTerm: boolean;
 }
 
+/**
+ * @example
+ * classifyCbv("bizStep", "urn:epcglobal:cbv:bizstep:shiping"); // { canonical: "urn:…:shiping", form: "urn", standard: false, unknownCbvTerm: true }
+ */
 export function classifyCbv(kind: CbvKind, value: string): CbvClassification {
 	const v = value.trim();
 	const known = CBV_VALUES[kind];

@@ -115,6 +115,14 @@ function checkDigitalLink(url: URL): EpcUriCheck {
 	return { kind: "other-uri" };
 }
 
+/**
+ * What kind of identifier `value` is (pure identity, class, pattern, Digital Link, tag, raw,
+ * other URI) and, when it is malformed for its kind, why.
+ *
+ * @example
+ * checkEpcUri("urn:epc:id:sgtin:0614141.107346.2017"); // { kind: "pure-identity", scheme: "sgtin" }
+ * checkEpcUri("urn:epc:id:sscc:0614141.123").problem; // "company prefix and serial reference must total 17 digits"
+ */
 export function checkEpcUri(value: string): EpcUriCheck {
 	const v = value.trim();
 	let m = /^urn:epc:id:([a-z]+):(.*)$/.exec(v);

@@ -27,6 +27,7 @@ const VOCAB: Record<string, CbvKind> = { bizStep: "bizStep", disposition: "dispo
  * under their qualified names.
  */
 export function normalizeEvent(element: XmlElement): EpcisEvent {
+	if (element.local === "QuantityEvent") return quantityEvent(element);
 	const event: EpcisEvent = { type: element.local as EpcisEvent["type"] };
 	const visit = (parent: XmlElement): void => {
 		for (const child of parent.children) {
@@ -85,6 +86,33 @@ export function normalizeEvent(element: XmlElement): EpcisEvent {
 	};
 	visit(element);
 	return event;
+}
+
+/**
+ * The EPCIS 1.0/1.1 QuantityEvent, which 2.0 dropped, as the ObjectEvent that replaces it:
+ * we read it as action OBSERVE with one quantity element (EPCIS 1.2 §7.4.4 deprecates it in favour
+ * of an ObjectEvent with a quantity list).
+ */
+function quantityEvent(element: XmlElement): EpcisEvent {
+	const rest: XmlElement = {
+		...element,
+		children: element.children.filter((c) => c.ns !== null || (c.local !== "epcClass" && c.local !== "quantity")),
+	};
+	const event = normalizeEvent({ ...rest, local: "ObjectEvent" });
+	const epcClass = element.children.find((c) => c.ns === null && c.local === "epcClass");
+	const quantity = element.children.find((c) => c.ns === null && c.local === "quantity");
+	const { type, eventTime, eventTimeZoneOffset, recordTime, ...others } = event;
+	return {
+		type,
+		...(eventTime !== undefined ? { eventTime } : {}),
+		...(eventTimeZoneOffset !== undefined ? { eventTimeZoneOffset } : {}),
+		...(recordTime !== undefined ? { recordTime } : {}),
+		action: "OBSERVE",
+		quantityList: [
+			{ epcClass: trim(epcClass?.text ?? ""), ...(quantity ? { quantity: Number(trim(quantity.text)) } : {}) },
+		],
+		...others,
+	};
 }
 
 function addExtension(event: EpcisEvent, child: XmlElement): void {

@@ -18,7 +18,13 @@ import {
 } from "./types.ts";
 import { XmlSyntaxError } from "./xml/xml-syntax-error.ts";
 
-/** Rule names as accepted by {@link validateEpcis}; anything else is EPCIS_UNKNOWN_RULE. */
+/**
+ * Rule names as accepted by {@link validateEpcis} (default: all); anything else is As2Error
+ * EPCIS_UNKNOWN_RULE with a field error on `validation_rules`, for a 422 before any work.
+ *
+ * @example
+ * parseEpcisRules(body.validation_rules); // ["schema_compliance", …] or throws
+ */
 export function parseEpcisRules(rules: readonly string[] | undefined): EpcisRule[] {
 	if (rules === undefined) return [...EPCIS_RULES];
 	const unknown = rules.filter((r) => !(EPCIS_RULES as readonly string[]).includes(r));

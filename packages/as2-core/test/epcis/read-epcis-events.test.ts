@@ -92,6 +92,19 @@ describe("readEpcisEvents - EPCIS 2.0 JSON-LD shape from 1.2 and 2.0 XML", () =>
 		]);
 	});
 
+	it("reads the deprecated 1.2 QuantityEvent as an ObjectEvent with a quantity list", async () => {
+		expect(await events("12-quantity-event.xml")).toEqual([
+			{
+				type: "ObjectEvent",
+				eventTime: "2012-03-25T17:10:16Z",
+				eventTimeZoneOffset: "+00:00",
+				action: "OBSERVE",
+				quantityList: [{ epcClass: "urn:epc:idpat:sgtin:0614141.107346.*", quantity: 200 }],
+				bizStep: "stocking",
+			},
+		]);
+	});
+
 	it("reads the events of an EPCISQueryDocument", async () => {
 		expect(await events("20-query-document.xml")).toEqual([
 			{

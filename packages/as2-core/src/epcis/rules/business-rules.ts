@@ -266,12 +266,14 @@ function checkActions(ctx: RuleContext, event: EpcisEvent, located: LocatedEvent
 				});
 			}
 			break;
-		default:
-			ctx.warning({
-				...where,
-				code: "BR_DEPRECATED_EVENT",
-				message: `${event.type} is deprecated since EPCIS 1.1 and removed in 2.0`,
-			});
+	}
+	if (located.element.local === "QuantityEvent") {
+		ctx.warning({
+			...where,
+			code: "BR_DEPRECATED_EVENT",
+			message:
+				"QuantityEvent is deprecated since EPCIS 1.1 and removed in 2.0 (read as an ObjectEvent with a quantity list)",
+		});
 	}
 }
 
