@@ -1,4 +1,4 @@
-import { As2Error } from "../errors/index.ts";
+import { As2Error, toAs2Error } from "../errors/index.ts";
 import { resolveLimits } from "./limits.ts";
 import { normalizeEvent } from "./normalize-event.ts";
 import { readDocument } from "./read-document.ts";
@@ -44,6 +44,6 @@ export async function* readEpcisEvents(
 				cause: error,
 			});
 		}
-		throw error;
+		throw toAs2Error(error, "INTERNAL_ERROR", "reading EPCIS events failed");
 	}
 }

@@ -1,4 +1,4 @@
-import { As2Error } from "../errors/index.ts";
+import { As2Error, isAs2Error, toAs2Error } from "../errors/index.ts";
 import { resolveLimits } from "./limits.ts";
 import { normalizeEvent } from "./normalize-event.ts";
 import { type DocumentItem, readDocument } from "./read-document.ts";
@@ -129,7 +129,9 @@ export async function validateEpcis(
 		}
 		if (version !== null) for (const r of ruleSets) r.finish?.();
 	} catch (error) {
-		if (!(error instanceof XmlSyntaxError)) throw error;
+		// Only As2Error leaves: a failing input stream or a defect here keeps its cause.
+		if (!(error instanceof XmlSyntaxError))
+			throw isAs2Error(error) ? error : toAs2Error(error, "INTERNAL_ERROR", "EPCIS validation failed");
 		failed.add("parse");
 		push(errors, {
 			rule: "parse",

@@ -156,7 +156,7 @@ describe("epcis hostile input - a clean result, never a crash", () => {
 					expect(await errorCode(collect(readEpcisEvents(mangled)))).toMatch(/^(no error|EPCIS_PARSE_ERROR)$/);
 				},
 			),
-			{ numRuns: 500, seed: 7 },
+			{ numRuns: Number(process.env.EPCIS_FUZZ_RUNS ?? 500), seed: Number(process.env.EPCIS_FUZZ_SEED ?? 7) },
 		);
 	});
 });

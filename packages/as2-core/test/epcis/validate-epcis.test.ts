@@ -98,6 +98,18 @@ describe("validateEpcis", () => {
 		expect(result.version).toBe("1.2");
 	});
 
+	it("a failing input stream surfaces as an As2Error with the stream's error as cause", async () => {
+		const broken = new ReadableStream<Uint8Array>({
+			start(controller) {
+				controller.enqueue(new TextEncoder().encode("<epcis:EPCISDocument"));
+				controller.error(new Error("connection reset"));
+			},
+		});
+		const error = await validateEpcis(broken).catch((e: unknown) => e);
+		expect(isAs2Error(error) && error.code).toBe("INTERNAL_ERROR");
+		expect((error as Error).cause).toMatchObject({ message: "connection reset" });
+	});
+
 	it("caps the issues listed at maxErrors and says how many were left out", async () => {
 		const event = `<ObjectEvent><eventTime>2020-01-01T00:00:00Z</eventTime><eventTimeZoneOffset>+00:00</eventTimeZoneOffset><epcList/><action>add</action></ObjectEvent>`;
 		const xml = `<epcis:EPCISDocument xmlns:epcis="urn:epcglobal:epcis:xsd:1" schemaVersion="1.2" creationDate="2020-01-01T00:00:00Z"><EPCISBody><EventList>${event.repeat(50)}</EventList></EPCISBody></epcis:EPCISDocument>`;
