@@ -1,6 +1,6 @@
 /**
  * @module @as2kit/core — the AS2 protocol engine (RFC 4130): streaming MIME, CMS/S/MIME,
- * MIC, MDN and certificates. No network or file I/O: bytes and streams in, bytes and streams out.
+ * MIC, MDN and certificates, and EPCIS 1.2/2.0 XML validation. No network or file I/O: bytes and streams in, bytes and streams out.
  *
  * @example
  * const message = await pack({ payload, contentType: "application/edi-x12", from: "ME", to: "PARTNER",
@@ -24,6 +24,7 @@ export {
 	randomBytes,
 	rsaKeyBits,
 } from "./crypto/index.ts";
+export * from "./epcis/index.ts";
 export * from "./errors/index.ts";
 export * from "./mdn/index.ts";
 export * from "./mime/index.ts";

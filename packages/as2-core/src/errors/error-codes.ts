@@ -94,6 +94,9 @@ export const ERROR_CODES = {
 	MIC_MISMATCH: { type: "transmission_error", status: 400 },
 	INVALID_KEY: { type: "certificate_error", status: 400 },
 	INTERNAL_ERROR: { type: "server_error", status: 500, disposition: "unexpected-processing-error" },
+	// EPCIS documents (issue #7): not well-formed, hostile or over a limit; unknown validation rule
+	EPCIS_PARSE_ERROR: { type: "validation_error", status: 422 },
+	EPCIS_UNKNOWN_RULE: { type: "validation_error", status: 422 },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { detectEpcisDocument } from "./detect-epcis-document.ts";
+
+describe("detectEpcisDocument", () => {
+	it("finds the root and its namespace past BOM, declaration, comments and PIs, any prefix", () => {
+		const prefix = `\uFEFF<?xml version="1.0" encoding="UTF-8"?>\n<!-- generated -->\n<?pi x?>\n<e:EPCISDocument schemaVersion="2.0" xmlns:e="urn:epcglobal:epcis:xsd:2" creationDate="2020-01-01T00:00:00Z">`;
+		expect(detectEpcisDocument(prefix)).toEqual({ version: "2.0", root: "EPCISDocument" });
+		expect(detectEpcisDocument(new TextEncoder().encode(prefix))).toEqual({ version: "2.0", root: "EPCISDocument" });
+		expect(detectEpcisDocument(`<EPCISDocument xmlns="urn:epcglobal:epcis:xsd:1">`)).toEqual({
+			version: "1.2",
+			root: "EPCISDocument",
+		});
+		expect(detectEpcisDocument(`<q:EPCISQueryDocument xmlns:q='urn:epcglobal:epcis-query:xsd:1'><EPCISBody>`)).toEqual({
+			version: "1.2",
+			root: "EPCISQueryDocument",
+		});
+	});
+
+	it("says null for anything else", () => {
+		expect(detectEpcisDocument("<EPCISDocument>")).toBeNull();
+		expect(detectEpcisDocument(`<e:EPCISDocument xmlns:x="urn:epcglobal:epcis:xsd:1">`)).toBeNull();
+		expect(detectEpcisDocument(`<Invoice xmlns="urn:epcglobal:epcis:xsd:1">`)).toBeNull();
+		expect(detectEpcisDocument("ISA*00*          *00*")).toBeNull();
+		expect(detectEpcisDocument("<!-- unterminated")).toBeNull();
+		expect(detectEpcisDocument(new Uint8Array([0xff, 0xfe, 0x00]))).toBeNull();
+	});
+});
