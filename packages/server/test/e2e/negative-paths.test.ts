@@ -1,0 +1,261 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { MessageRecord } from "@as2kit/core/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mdnTimeoutHandler } from "../../src/service/messages/mdn-timeout.ts";
+import { makeCertificates } from "../helpers/certs.ts";
+import { addPartner, freePort, type Peer, startPair } from "../helpers/peers.ts";
+import { eventually } from "../helpers/worker.ts";
+
+/**
+ * The documented end of every negative path between two real servers: the state, the error,
+ * the MDN and the events. Retries are one second apart here (AS2_SEND_RETRY_DELAYS=0,1,1,1,1).
+ */
+let pair: Awaited<ReturnType<typeof startPair>>;
+let partnerOnA: string;
+let partnerOnB: string;
+const stubs: Server[] = [];
+
+beforeAll(async () => {
+	pair = await startPair({ AS2_SEND_RETRY_DELAYS: "0,1,1,1,1", AS2_MDN_TIMEOUT_SECONDS: "1" });
+	partnerOnA = await addPartner(pair.a, pair.b, pair.pki, { mdn_mode: "sync" });
+	partnerOnB = await addPartner(pair.b, pair.a, pair.pki);
+});
+afterAll(async () => {
+	for (const stub of stubs) await new Promise((resolve) => stub.close(resolve));
+	await pair.close();
+});
+
+/** An HTTPS endpoint (the test CA's certificate) that answers every POST with `status` and `body`. */
+async function stub(status: number, body = ""): Promise<string> {
+	const server = createServer(
+		{ cert: readFileSync(pair.pki.certPath), key: readFileSync(pair.pki.keyPath) },
+		(req, res) => {
+			req.resume();
+			req.on("end", () => res.writeHead(status, { "content-type": "text/plain" }).end(body));
+		},
+	);
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	stubs.push(server);
+	return `https://127.0.0.1:${(server.address() as { port: number }).port}/as2`;
+}
+
+async function send(overrides: Record<string, unknown> = {}, from: Peer = pair.a, partner = partnerOnA) {
+	const response = await from.call("POST", "/v1/messages", {
+		partner_id: partner,
+		content_type: "text/plain",
+		payload: { content: "hello partner" },
+		sign: true,
+		encrypt: true,
+		...overrides,
+	});
+	expect(response.status, response.text).toBe(202);
+	return response.json.data.id as string;
+}
+
+async function settled(peer: Peer, id: string, statuses = ["delivered", "failed"]): Promise<MessageRecord> {
+	return eventually(
+		async () => {
+			const m = await peer.server.store.messages.get(peer.tenantId, id);
+			return m && statuses.includes(m.status) ? m : null;
+		},
+		`${id} to reach ${statuses.join("/")}`,
+		800,
+	);
+}
+
+const kinds = async (peer: Peer, id: string) =>
+	(await peer.server.store.events.list({ accountId: peer.accountId, limit: 100_000 }))
+		.filter((e) => e.data.id === id)
+		.map((e) => e.kind);
+const inboundCount = async (peer: Peer) =>
+	(await peer.server.store.messages.list(peer.tenantId, { direction: "inbound" }, { page: 1, perPage: 1 })).total;
+
+async function postRaw(peer: Peer, headers: Record<string, string>, body: string) {
+	const response = await peer.server.app.request("/as2/receive", { method: "POST", headers, body });
+	return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+describe("routing", () => {
+	it("an unknown AS2-To gets a negative MDN when a sync MDN was asked for, and 404 otherwise", async () => {
+		const headers = {
+			"as2-from": pair.a.as2Id,
+			"as2-to": "NOBODY",
+			"message-id": "<x1@test>",
+			"content-type": "text/plain",
+		};
+		const withMdn = await postRaw(pair.b, { ...headers, "disposition-notification-to": "a@example.com" }, "hello");
+		expect(withMdn.status).toBe(200);
+		expect(withMdn.headers.get("content-type")).toMatch(/^multipart\/report/);
+		expect(withMdn.text).toMatch(/processed\/error: unknown-trading-partner/);
+		expect((await postRaw(pair.b, headers, "hello")).status).toBe(404);
+	});
+
+	it("an unknown AS2-From gets a signed negative MDN from the tenant", async () => {
+		const response = await postRaw(
+			pair.b,
+			{
+				"as2-from": "STRANGER",
+				"as2-to": pair.b.as2Id,
+				"message-id": "<x2@test>",
+				"content-type": "text/plain",
+				"disposition-notification-to": "s@example.com",
+				"disposition-notification-options":
+					"signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256",
+			},
+			"hello",
+		);
+		expect(response.headers.get("content-type")).toMatch(/^multipart\/signed/);
+		expect(response.text).toMatch(/unknown-trading-partner/);
+	});
+});
+
+describe("security failures come back as negative MDNs and fail the message", () => {
+	it("a signature B cannot verify: authentication-failed → AUTHENTICATION_FAILED", async () => {
+		const other = makeCertificates().selfSigned("impostor");
+		const certs = (await pair.b.call("GET", `/v1/partners/${partnerOnB}/certificates`)).json.data;
+		for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/deactivate`);
+		const impostor = await pair.b.call("POST", `/v1/partners/${partnerOnB}/certificates`, {
+			name: "wrong",
+			usage: "both",
+			certificate: other.certPem,
+		});
+		try {
+			const before = await inboundCount(pair.b);
+			const failed = await settled(pair.a, await send({ encrypt: false }));
+			expect(failed).toMatchObject({ status: "failed", errorCode: "AUTHENTICATION_FAILED", mdnStatus: "received" });
+			expect(failed.mdnData?.disposition).toMatch(/processed\/error: authentication-failed/);
+			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
+			expect(await inboundCount(pair.b)).toBe(before);
+		} finally {
+			await pair.b.call("DELETE", `/v1/certificates/${impostor.json.data.id}`);
+			for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/activate`);
+		}
+	});
+
+	it("encrypted for a key B does not hold: decryption-failed → DECRYPTION_FAILED", async () => {
+		const wrong = makeCertificates().selfSigned("not-beta");
+		const certs = (await pair.a.call("GET", `/v1/partners/${partnerOnA}/certificates`)).json.data;
+		for (const c of certs) await pair.a.call("POST", `/v1/certificates/${c.id}/deactivate`);
+		const planted = await pair.a.call("POST", `/v1/partners/${partnerOnA}/certificates`, {
+			name: "wrong",
+			usage: "both",
+			certificate: wrong.certPem,
+		});
+		try {
+			const failed = await settled(pair.a, await send({ sign: false }));
+			expect(failed).toMatchObject({ status: "failed", errorCode: "DECRYPTION_FAILED" });
+		} finally {
+			await pair.a.call("DELETE", `/v1/certificates/${planted.json.data.id}`);
+			for (const c of certs) await pair.a.call("POST", `/v1/certificates/${c.id}/activate`);
+		}
+	});
+
+	it("unsigned where B requires signing: insufficient-message-security → INSUFFICIENT_MESSAGE_SECURITY", async () => {
+		await pair.b.call("PATCH", `/v1/partners/${partnerOnB}`, { inbound: { require_signed: true } });
+		try {
+			const failed = await settled(pair.a, await send({ sign: false, encrypt: false }));
+			expect(failed).toMatchObject({ status: "failed", errorCode: "INSUFFICIENT_MESSAGE_SECURITY" });
+		} finally {
+			await pair.b.call("PATCH", `/v1/partners/${partnerOnB}`, { inbound: { require_signed: null } });
+		}
+	});
+});
+
+describe("duplicates", () => {
+	it("a resent Message-ID is stored once and answered with the same MIC, without a second message.received", async () => {
+		const first = await settled(pair.a, await send());
+		expect(first.status).toBe("delivered");
+		const received = await pair.b.server.store.messages.findByMessageId(pair.b.tenantId, first.messageId, {
+			direction: "inbound",
+		});
+		// The sender's crash-and-retry: same message, same Message-ID, sent again.
+		await pair.a.server.store.messages.update(first.id, { status: "queued" } as never);
+		await pair.a.server.store.transaction((tx) =>
+			tx.jobs.enqueue({ kind: "message.send", payload: { messageId: first.id }, runAt: new Date() }, new Date()),
+		);
+		pair.a.server.service.deps.wake();
+		const again = await eventually(async () => {
+			const m = await pair.a.server.store.messages.get(pair.a.tenantId, first.id);
+			return m && m.status === "delivered" && m.attempts === 2 ? m : null;
+		});
+		expect(again.mdnData?.micMatches).toBe(true);
+		const stillOne = await pair.b.server.store.messages.list(
+			pair.b.tenantId,
+			{ search: first.messageId },
+			{ page: 1, perPage: 10 },
+		);
+		expect(stillOne.items.map((m) => m.id)).toEqual([received!.id]);
+		expect(await kinds(pair.b, received!.id)).toEqual(["message.received"]);
+	});
+});
+
+describe("transport failures", () => {
+	it("partner down, then up: retried with the same Message-ID, then delivered", async () => {
+		const down = `https://127.0.0.1:${await freePort()}/as2/receive`;
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: down });
+		const id = await send();
+		const retrying = await eventually(
+			async () => {
+				const m = await pair.a.server.store.messages.get(pair.a.tenantId, id);
+				return m && m.attempts >= 2 && m.errorCode === "PARTNER_UNREACHABLE" ? m : null;
+			},
+			"two failed attempts",
+			400,
+		);
+		expect(retrying.status).toBe("processing");
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });
+		const delivered = await settled(pair.a, id);
+		expect(delivered.status).toBe("delivered");
+		expect(delivered.messageId).toBe(retrying.messageId);
+		expect(delivered.attempts).toBeGreaterThanOrEqual(3);
+		expect(await kinds(pair.a, id)).toEqual(["message.queued", "message.sent", "message.delivered"]);
+	});
+
+	it("a partner answering 500 is retried until the attempts run out, then PARTNER_UNREACHABLE", async () => {
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: await stub(500, "boom") });
+		try {
+			const failed = await settled(pair.a, await send());
+			expect(failed).toMatchObject({ status: "failed", errorCode: "PARTNER_UNREACHABLE", attempts: 5 });
+			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
+		} finally {
+			await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });
+		}
+	});
+
+	it("a partner answering 403 is not retried: PARTNER_REJECTED after one attempt", async () => {
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: await stub(403, "forbidden") });
+		try {
+			const failed = await settled(pair.a, await send());
+			expect(failed).toMatchObject({ status: "failed", errorCode: "PARTNER_REJECTED", attempts: 1 });
+		} finally {
+			await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });
+		}
+	});
+
+	it("a sync answer that is no MDN fails the message with INVALID_MDN", async () => {
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: await stub(200, "thanks") });
+		try {
+			const failed = await settled(pair.a, await send());
+			expect(failed).toMatchObject({ status: "failed", errorCode: "INVALID_MDN", mdnStatus: "failed" });
+		} finally {
+			await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });
+		}
+	});
+
+	it("an async MDN that never comes: sent with mdn pending, then failed MDN_TIMEOUT", async () => {
+		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: await stub(200, "") });
+		try {
+			const id = await send({ mdn_mode: "async" });
+			const waiting = await settled(pair.a, id, ["sent", "failed"]);
+			expect(waiting).toMatchObject({ status: "sent", mdnStatus: "pending" });
+			await new Promise((resolve) => setTimeout(resolve, 1100));
+			await mdnTimeoutHandler(pair.a.server.service.deps)({} as never, { signal: new AbortController().signal });
+			const timedOut = await settled(pair.a, id);
+			expect(timedOut).toMatchObject({ status: "failed", errorCode: "MDN_TIMEOUT", mdnStatus: "timeout" });
+			expect(await kinds(pair.a, id)).toEqual(["message.queued", "message.sent", "message.failed"]);
+		} finally {
+			await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });
+		}
+	});
+});
