@@ -55,6 +55,8 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			mdnTimeoutSeconds: config.AS2_MDN_TIMEOUT_SECONDS,
 			httpTimeoutSeconds: config.AS2_HTTP_TIMEOUT_SECONDS,
 			publicUrl: config.AS2_PUBLIC_URL,
+			receiveBurst: config.AS2_RECEIVE_BURST,
+			receivePerSecond: config.AS2_RECEIVE_PER_SECOND,
 		},
 	});
 	const clientIp = (c: Context) => {
@@ -103,7 +105,10 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			as2Address = await listen(as2Only.fetch, config.AS2_PORT);
 		}
 		if (config.role !== "api") {
-			background = createBackground(service);
+			background = createBackground(service, {
+				leaseMs: config.AS2_JOB_LEASE_SECONDS * 1000,
+				concurrency: config.AS2_WORKER_CONCURRENCY,
+			});
 			background.start();
 		}
 	} catch (error) {

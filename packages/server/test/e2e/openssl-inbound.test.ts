@@ -133,7 +133,7 @@ async function post(message: { headers: Record<string, string>; body: Buffer }, 
 			"disposition-notification-options":
 				"signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256",
 		},
-		body: message.body,
+		body: new Uint8Array(message.body),
 	});
 }
 
@@ -169,7 +169,11 @@ describe("messages built by openssl cms", () => {
 					expect(mic).toBe(createHash("sha256").update(message.signedPart).digest("base64"));
 				} else {
 					// Encrypted, unsigned: the MIC covers the decrypted entity, which is entity.txt exactly.
-					expect(mic).toBe(createHash("sha256").update(readFileSync(join(dir, "entity.txt"))).digest("base64"));
+					expect(mic).toBe(
+						createHash("sha256")
+							.update(readFileSync(join(dir, "entity.txt")))
+							.digest("base64"),
+					);
 				}
 				const stored = await peer.server.store.messages.findByMessageId(peer.tenantId, `${id}@openssl.test`, {
 					direction: "inbound",

@@ -8,12 +8,13 @@ export function startWorker(t: TestApp, options: { pollMs?: number } = {}): Back
 	return background;
 }
 
-/** Polls `check` until it returns a value (bounded: 200 tries, 25 ms apart). */
+/** Polls `check` until it returns a value (bounded: `tries` tries, 25 ms apart; 5 s by default). */
 export async function eventually<T>(
 	check: () => Promise<T | null | undefined | false>,
 	what = "condition",
+	tries = 200,
 ): Promise<T> {
-	for (let i = 0; i < 200; i++) {
+	for (let i = 0; i < tries; i++) {
 		const value = await check();
 		if (value) return value;
 		await new Promise((resolve) => setTimeout(resolve, 25));
