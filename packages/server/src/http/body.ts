@@ -44,6 +44,20 @@ export function body<S extends v.GenericSchema>(
 		});
 }
 
+/** `readBody` under a byte limit, counted as the body streams in (Content-Length may be absent). */
+export async function readLimitedBody(c: Context, maxBytes: number, tooLarge: () => Error): Promise<unknown> {
+	let value: unknown;
+	await bodyLimit({
+		maxSize: maxBytes,
+		onError: () => {
+			throw tooLarge();
+		},
+	})(c, async () => {
+		value = await readBody(c);
+	});
+	return value;
+}
+
 /** The body as a plain value: `{}` when there is none. */
 export async function readBody(c: Context): Promise<unknown> {
 	const type = mediaType(c.req.header("content-type"));

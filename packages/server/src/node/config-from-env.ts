@@ -55,7 +55,7 @@ const envSchema = v.object({
 	AS2_JOB_LEASE_SECONDS: seconds("60"),
 	AS2_WORKER_CONCURRENCY: seconds("16"),
 	AS2_RECEIVE_BURST: seconds("2000"),
-	AS2_RECEIVE_PER_SECOND: seconds("500"),
+	AS2_RECEIVE_PER_SECOND: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number)), "500"),
 	TLS_CERT_FILE: optionalText,
 	TLS_KEY_FILE: optionalText,
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),

@@ -44,6 +44,7 @@ export function createService(options: ServiceOptions) {
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
 	};
+	const messages = createMessagePipeline(deps);
 	return {
 		deps,
 		authenticate: createAuthenticator(deps),
@@ -55,9 +56,9 @@ export function createService(options: ServiceOptions) {
 		tenants: createTenantService(deps),
 		partners: createPartnerService(deps),
 		masterPartners: createMasterPartnerService(deps),
-		partnerChecks: createPartnerChecks(deps),
+		partnerChecks: createPartnerChecks(deps, messages.keys),
 		certificates: createCertificateService(deps),
-		messages: createMessagePipeline(deps),
+		messages,
 	};
 }
 

@@ -189,3 +189,34 @@ describe("POST /v1/partners/{id}/validate", () => {
 		]);
 	});
 });
+
+describe("POST /v1/partners/{id}/test mdn with a test-environment key", () => {
+	it("is simulated (nothing transmitted); a FAIL… partner fails at transmit", async () => {
+		const ok = await createPartner({ url: "https://never-contacted.invalid/as2" });
+		const response = await t.call("POST", `/v1/partners/${ok.json.data.id}/test`, {
+			token,
+			body: { test_type: "mdn" },
+		});
+		expect(response.json.success).toBe(true);
+		expect(
+			response.json.data.timeline.map((s: { step: string; details: { simulated: boolean } }) => [
+				s.step,
+				s.details.simulated,
+			]),
+		).toEqual([
+			["build", true],
+			["transmit", true],
+			["mdn", true],
+		]);
+		const failing = await t.call("POST", "/v1/partners", {
+			token,
+			body: { name: "F", as2_id: "FAIL-X", url: "https://f.invalid/as2" },
+		});
+		const failed = await t.call("POST", `/v1/partners/${failing.json.data.id}/test`, {
+			token,
+			body: { test_type: "mdn" },
+		});
+		expect(failed.json.success).toBe(false);
+		expect(failed.json.data.results.error).toMatch(/simulated partner/);
+	});
+});

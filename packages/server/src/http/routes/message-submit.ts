@@ -1,11 +1,11 @@
 import { As2Error } from "@as2kit/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { defaultEncoding } from "../../service/messages/content-types.ts";
+import { checkContentType, defaultEncoding } from "../../service/messages/content-types.ts";
 import { newPayloadKey, type SubmitInput } from "../../service/messages/submit.ts";
 import { planOf } from "../../service/plans.ts";
 import { messageSchema, queuedView } from "../../service/views/message-views.ts";
-import { mediaType, readBody } from "../body.ts";
+import { mediaType, readLimitedBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { toFieldErrors } from "../field-errors.ts";
 import { readMessageForm } from "../message-form.ts";
@@ -108,10 +108,8 @@ export function messageSubmitRoutes() {
 					throw error;
 				}
 			} else {
-				const length = Number(c.req.header("content-length") ?? 0);
-				if (length > MAX_JSON_MESSAGE_BYTES) throw tooLargeForJson();
-				const body = parse(jsonSchema, await readBody(c));
-				const encoding = body.payload.encoding ?? defaultEncoding(body.content_type);
+				const body = parse(jsonSchema, await readLimitedBody(c, MAX_JSON_MESSAGE_BYTES, tooLargeForJson));
+				const encoding = body.payload.encoding ?? defaultEncoding(checkContentType(body.content_type));
 				if (encoding === "base64" && !BASE64.test(body.payload.content)) {
 					throw new As2Error("VALIDATION_FAILED", "payload.content is not valid base64", {
 						fieldErrors: { "payload.content": ["is not valid base64"] },

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { EffectivePartner } from "../../service/partners/effective-partner.ts";
 import type { PartnerTestResult } from "../../service/partners/partner-tests.ts";
 import { formatInstant } from "../../service/views/instant.ts";
 import { body } from "../body.ts";
@@ -30,7 +29,7 @@ const validationSchema = v.object({
 	),
 });
 
-const testBodySchema = v.object({ test_type: v.picklist(["ping"]) });
+const testBodySchema = v.object({ test_type: v.picklist(["ping", "mdn", "full"]) });
 const stepSchema = v.object({
 	step: v.string(),
 	status: v.picklist(["success", "warning", "failure"]),
@@ -47,6 +46,8 @@ const testResultSchema = v.object({
 			connectivity: v.boolean(),
 			response_time_ms: v.nullable(v.number()),
 			ssl_validation: v.nullable(v.record(v.string(), v.unknown())),
+			as2_protocol: v.optional(v.record(v.string(), v.unknown())),
+			certificate_validation: v.optional(v.record(v.string(), v.unknown())),
 			error: v.optional(v.string()),
 		}),
 		timeline: v.array(stepSchema),
@@ -84,33 +85,48 @@ export function partnerCheckRoutes() {
 			}),
 			body(testBodySchema),
 			async (c) => {
-				const result = await c.var.service.partnerChecks.ping(c.var.principal, c.req.param("partner_id"));
-				return c.json(testResponse(result.partner, result));
+				const result = await c.var.service.partnerChecks.test(
+					c.var.principal,
+					c.req.param("partner_id"),
+					c.var.body.test_type,
+				);
+				return c.json(testResponse(result));
 			},
 		);
 }
 
-function testResponse(partner: EffectivePartner, result: PartnerTestResult) {
-	const p = partner.record;
+function testResponse(result: PartnerTestResult) {
+	const p = result.partner.record;
 	const { probe } = result;
+	const mdn = result.timeline.find((s) => s.step === "mdn");
 	return {
 		success: result.success,
-		message: result.success ? "Partner reachable" : `Partner test failed: ${probe.error}`,
+		message: result.success ? "Partner test passed" : `Partner test failed: ${result.error}`,
 		data: {
 			test_type: result.testType,
 			partner: { id: p.id, name: p.name, as2_id: p.as2Id, url: p.url },
 			results: {
-				connectivity: probe.reachable,
-				response_time_ms: probe.responseTimeMs,
-				ssl_validation: probe.tls && {
-					verified: probe.tls.verified,
-					protocol: probe.tls.protocol,
-					error: probe.tls.error,
-					certificate: probe.tls.certificate,
-				},
-				...(probe.error ? { error: probe.error } : {}),
+				connectivity: probe
+					? probe.reachable
+					: result.timeline.some((s) => s.step === "transmit" && s.status === "success"),
+				response_time_ms: probe?.responseTimeMs ?? result.durationMs,
+				ssl_validation: probe?.tls
+					? {
+							verified: probe.tls.verified,
+							protocol: probe.tls.protocol,
+							error: probe.tls.error,
+							certificate: probe.tls.certificate,
+						}
+					: null,
+				...(mdn
+					? {
+							as2_protocol: { status: mdn.status, ...mdn.details },
+							certificate_validation: { status: mdn.status, signature_valid: mdn.details.signature_valid ?? null },
+						}
+					: {}),
+				...(result.error ? { error: result.error } : {}),
 			},
-			timeline: probe.steps.map((s) => ({
+			timeline: result.timeline.map((s) => ({
 				step: s.step,
 				status: s.status,
 				duration_ms: s.durationMs,

@@ -36,6 +36,8 @@ export interface OutboundContext {
 	receiptUrl: string | null;
 	domain: string;
 	at: Date;
+	/** The payload, when not the message's blob (a connectivity test's text). */
+	payload?: { size: number; open(): AsyncIterable<Uint8Array> };
 }
 
 /**
@@ -52,10 +54,7 @@ export async function buildOutbound(
 	const settings = partner.settings;
 	const digest = DIGEST[partner.signAlgorithm ?? DEFAULT_SIGN];
 	const options: PackOptions = {
-		payload: {
-			size: message.bytes,
-			open: () => openPayload(context.blobs, message.payloadKey!),
-		},
+		payload: context.payload ?? { size: message.bytes, open: () => openPayload(context.blobs, message.payloadKey!) },
 		contentType: message.contentType,
 		from: message.fromAs2Id,
 		to: message.toAs2Id,

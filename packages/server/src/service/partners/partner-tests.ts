@@ -1,78 +1,47 @@
 import { As2Error } from "@as2kit/core";
 import type { ServiceDeps } from "../deps.ts";
+import type { KeyMaterial } from "../messages/key-material.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { effectivePartner } from "./effective-partner.ts";
+import { as2RoundTrip } from "./as2-round-trip.ts";
+import { type EffectivePartner, effectivePartner } from "./effective-partner.ts";
 import { type ProbeResult, probeEndpoint } from "./probe-endpoint.ts";
 import { validatePartner } from "./validate-partner.ts";
 
+export type PartnerTestType = "ping" | "mdn" | "full";
+
+export interface TimelineStep {
+	step: string;
+	status: "success" | "warning" | "failure";
+	durationMs: number;
+	details: Record<string, unknown>;
+}
+
 export interface PartnerTestResult {
 	success: boolean;
-	testType: "ping" | "mdn" | "full";
-	probe: ProbeResult;
+	testType: PartnerTestType;
+	partner: EffectivePartner;
+	timeline: TimelineStep[];
+	probe: ProbeResult | null;
+	error: string | null;
 	durationMs: number;
 	testedAt: Date;
 }
 
 /**
- * `POST /v1/partners/{id}/validate` and `/test`. Tests count against the plan's partner tests
- * per hour (a token bucket per account), and the last test becomes the partner's
- * `connection_status`.
+ * `POST /v1/partners/{id}/validate` and `/test` (interface spec): `ping` (DNS, TCP, TLS), `mdn` (a
+ * real AS2 test message and its verified MDN; simulated for test-environment keys, which never
+ * transmit), `full` (both). Tests count against the plan's partner tests per hour (a token
+ * bucket per account), and the last test becomes the partner's `connection_status`.
  */
-export function createPartnerChecks(deps: ServiceDeps) {
+export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, now, config } = deps;
 
-	async function visiblePartner(principal: Principal, id: string) {
+	async function visiblePartner(principal: Principal, id: string): Promise<EffectivePartner> {
 		const row = await store.partners.findVisible(principal.tenantId, principal.accountId, id);
 		if (!row) throw new As2Error("PARTNER_NOT_FOUND", `partner ${id} not found`);
 		return effectivePartner(row);
 	}
-
-	return {
-		async validate(principal: Principal, id: string) {
-			requirePermission(principal, "partners:read");
-			const partner = await visiblePartner(principal, id);
-			const [partnerCertificates, identities] = await Promise.all([
-				store.certificates.listFor({ partnerId: id }),
-				store.certificates.listFor({ identityOf: principal.tenantId }),
-			]);
-			return validatePartner(partner, { partner: partnerCertificates, identities }, now());
-		},
-
-		async ping(
-			principal: Principal,
-			id: string,
-		): Promise<PartnerTestResult & { partner: ReturnType<typeof effectivePartner> }> {
-			requirePermission(principal, "partners:read");
-			const partner = await visiblePartner(principal, id);
-			await takeTestAllowance(principal);
-			const testedAt = now();
-			const started = performance.now();
-			const settings = partner.record.settings;
-			const probe = await probeEndpoint(partner.record.url, {
-				timeoutMs: Math.min(30_000, settings.connection.timeoutSeconds * 1000),
-				caPem: settings.tls.caPem,
-				pinnedSha256: settings.tls.pinnedSha256,
-			});
-			const success = probe.error === null;
-			const warning = success && probe.steps.some((s) => s.status === "warning");
-			await store.partners.update(partner.record.id, {
-				connectionStatus: {
-					lastTest: testedAt,
-					lastTestResult: success ? (warning ? "warning" : "success") : "failure",
-					responseTimeMs: probe.responseTimeMs,
-				},
-			});
-			return {
-				success,
-				testType: "ping",
-				probe,
-				durationMs: Math.round(performance.now() - started),
-				testedAt,
-				partner,
-			};
-		},
-	};
 
 	async function takeTestAllowance(principal: Principal): Promise<void> {
 		const limit = planOf(principal.plan, config.enterpriseLimits).partnerTestsPerHour;
@@ -89,4 +58,79 @@ export function createPartnerChecks(deps: ServiceDeps) {
 			});
 		}
 	}
+
+	async function mdnSteps(principal: Principal, partner: EffectivePartner): Promise<TimelineStep[]> {
+		if (principal.environment === "test") {
+			const failing = partner.record.as2Id.startsWith("FAIL");
+			return [
+				{ step: "build", status: "success", durationMs: 0, details: { simulated: true } },
+				{
+					step: "transmit",
+					status: failing ? "failure" : "success",
+					durationMs: 0,
+					details: {
+						simulated: true,
+						...(failing ? { error: "simulated partner: unreachable (test environment)" } : {}),
+					},
+				},
+				...(failing
+					? []
+					: [
+							{
+								step: "mdn",
+								status: "success" as const,
+								durationMs: 0,
+								details: { simulated: true, disposition: "processed" },
+							},
+						]),
+			];
+		}
+		const tenant = await store.tenants.get(principal.accountId, principal.tenantId);
+		return as2RoundTrip(deps, keys, tenant!, partner.record);
+	}
+
+	return {
+		async validate(principal: Principal, id: string) {
+			requirePermission(principal, "partners:read");
+			const partner = await visiblePartner(principal, id);
+			const [partnerCertificates, identities] = await Promise.all([
+				store.certificates.listFor({ partnerId: id }),
+				store.certificates.listFor({ identityOf: principal.tenantId }),
+			]);
+			return validatePartner(partner, { partner: partnerCertificates, identities }, now());
+		},
+
+		async test(principal: Principal, id: string, testType: PartnerTestType): Promise<PartnerTestResult> {
+			requirePermission(principal, "partners:read");
+			const partner = await visiblePartner(principal, id);
+			await takeTestAllowance(principal);
+			const testedAt = now();
+			const started = performance.now();
+			const settings = partner.record.settings;
+			const timeline: TimelineStep[] = [];
+			let probe: ProbeResult | null = null;
+			if (testType !== "mdn") {
+				probe = await probeEndpoint(partner.record.url, {
+					timeoutMs: Math.min(30_000, settings.connection.timeoutSeconds * 1000),
+					caPem: settings.tls.caPem,
+					pinnedSha256: settings.tls.pinnedSha256,
+				});
+				timeline.push(...probe.steps);
+			}
+			if (testType !== "ping" && (probe === null || probe.error === null))
+				timeline.push(...(await mdnSteps(principal, partner)));
+			const failed = timeline.find((s) => s.status === "failure");
+			const warning = timeline.some((s) => s.status === "warning");
+			const error = probe?.error ?? (failed ? String(failed.details.error ?? `${failed.step} failed`) : null);
+			const durationMs = Math.round(performance.now() - started);
+			await store.partners.update(partner.record.id, {
+				connectionStatus: {
+					lastTest: testedAt,
+					lastTestResult: failed ? "failure" : warning ? "warning" : "success",
+					responseTimeMs: probe?.responseTimeMs ?? durationMs,
+				},
+			});
+			return { success: !failed, testType, partner, timeline, probe, error, durationMs, testedAt };
+		},
+	};
 }

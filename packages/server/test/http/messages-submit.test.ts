@@ -1,0 +1,281 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeCertificates } from "../helpers/certs.ts";
+import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof register>>;
+let key: string;
+const partnerCert = makeCertificates().selfSigned("submit-partner").certPem;
+
+beforeEach(async () => {
+	t = createTestApp();
+	owner = await register(t, "Submitter");
+	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	await t.call("POST", "/v1/partners", {
+		token: key,
+		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
+	});
+});
+afterEach(() => t.close());
+
+const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+	t.call("POST", "/v1/messages", {
+		token: key,
+		headers,
+		body: { partner_id: "prt_000001", content_type: "application/edi-x12", payload: { content: "ISA*00*~" }, ...body },
+	});
+
+describe("POST /v1/messages (JSON)", () => {
+	it("answers 202 with the spec's shape, applies the partner's defaults, writes message.queued and the send job", async () => {
+		const response = await send({ subject: "Order 1", priority: "high" });
+		expect(response.status).toBe(202);
+		expect(response.json).toEqual({
+			message: expect.any(String),
+			data: {
+				id: "msg_000001",
+				message_id: expect.stringMatching(/^[^<>\s]+@as2kit\.local$/),
+				partner: { id: "prt_000001", name: "Buyer", as2_id: "BUYER" },
+				status: "queued",
+				direction: "outbound",
+				subject: "Order 1",
+				content_type: "application/edi-x12",
+				bytes: 8,
+				compressed: false,
+				encrypted: false,
+				signed: false,
+				mdn_mode: "async",
+				created_at: "2026-03-01T09:00:00.000000Z",
+			},
+		});
+		const [job] = await t.store.jobs.list({ kind: "message.send" });
+		expect(job).toMatchObject({ payload: { messageId: "msg_000001" }, priority: 20 });
+		const [event] = await t.store.events.list({ accountId: owner.accountId, kind: "message.queued" });
+		expect(Object.keys(event!.data).sort()).toEqual(
+			["bytes", "content_type", "created_at", "direction", "id", "message_id", "partner", "status", "subject"].sort(),
+		);
+	});
+
+	it("decodes base64 by the content-type table and keeps utf-8 text exact", async () => {
+		const pdf = Buffer.from("%PDF-1.4 binary \x00\xff");
+		await send({ content_type: "application/pdf", payload: { content: pdf.toString("base64"), filename: "a.pdf" } });
+		await send({ content_type: "text/plain", payload: { content: "héllo\r\nwörld" } });
+		const read = async (id: string) => {
+			const m = await t.store.messages.get(owner.tenantId, id);
+			return Buffer.from(await new Response(await t.service.deps.blobs.get(m!.payloadKey!)).arrayBuffer());
+		};
+		expect((await read("msg_000001")).equals(pdf)).toBe(true);
+		expect((await read("msg_000002")).toString("utf8")).toBe("héllo\r\nwörld");
+		expect(
+			(await send({ content_type: "application/zip", payload: { content: "not base64!!" } })).json.errors,
+		).toHaveProperty("payload.content");
+	});
+
+	it("lets the message override sign/encrypt/compress/mdn_mode, and checks the certificates they need", async () => {
+		const noCert = await send({ encrypt: true });
+		expect(noCert.status).toBe(400);
+		expect(noCert.json.error).toMatchObject({ type: "certificate_error", code: "ENCRYPTION_FAILED" });
+		await t.call("POST", "/v1/partners/prt_000001/certificates", {
+			token: key,
+			body: { name: "p", usage: "encryption", certificate: partnerCert },
+		});
+		const ok = await send({ encrypt: true, sign: true, compress: true, mdn_mode: "sync" });
+		expect(ok.json.data).toMatchObject({ encrypted: true, signed: true, compressed: true, mdn_mode: "sync" });
+		const identity = (await t.call("GET", "/v1/certificates?type=identity", { token: key })).json.data[0].id;
+		await t.call("POST", `/v1/certificates/${identity}/deactivate`, { token: key });
+		expect((await send({ sign: true })).json.error.code).toBe("SIGNING_FAILED");
+	});
+
+	it("answers CERTIFICATE_EXPIRED when the only encryption certificate has expired", async () => {
+		const expired = makeCertificates().selfSigned("expired-partner", {
+			validity: { from: new Date("2001-01-01Z"), to: new Date("2002-01-01Z") },
+		});
+		await t.call("POST", "/v1/partners/prt_000001/certificates", {
+			token: key,
+			body: { name: "old", usage: "both", certificate: expired.certPem },
+		});
+		const response = await send({ encrypt: true });
+		expect(response.status).toBe(400);
+		expect(response.json.error.code).toBe("CERTIFICATE_EXPIRED");
+	});
+
+	it.each([
+		["an unknown partner", { partner_id: "prt_999999" }, 404, "PARTNER_NOT_FOUND"],
+		["a malformed content type", { content_type: "not a type" }, 400, "INVALID_CONTENT_TYPE"],
+		["an empty payload", { payload: { content: "" } }, 422, "VALIDATION_FAILED"],
+		["a scheduled_at in the past", { scheduled_at: "2020-01-01T00:00:00Z" }, 422, "VALIDATION_FAILED"],
+		["an engine-owned header", { headers: { "AS2-To": "x" } }, 422, "VALIDATION_FAILED"],
+		["a bad priority", { priority: "urgent" }, 422, "VALIDATION_FAILED"],
+	])("refuses %s", async (_, body, status, code) => {
+		const response = await send(body);
+		expect(response.status, response.text).toBe(status);
+		expect(response.json.error.code).toBe(code);
+	});
+
+	it("refuses a deactivated partner with 400 PARTNER_INACTIVE and a deleted one with 404 PARTNER_NOT_FOUND", async () => {
+		await t.call("POST", "/v1/partners/prt_000001/deactivate", { token: key });
+		expect((await send({})).json.error).toMatchObject({ type: "transmission_error", code: "PARTNER_INACTIVE" });
+		await t.call("DELETE", "/v1/partners/prt_000001", { token: key });
+		const gone = await send({});
+		expect(gone.status).toBe(404);
+		expect(gone.json.error.code).toBe("PARTNER_NOT_FOUND");
+	});
+
+	it("schedules with scheduled_at and orders high before normal before low", async () => {
+		await send({ priority: "low" });
+		await send({ priority: "high" });
+		await send({ scheduled_at: "2026-03-01T10:00:00Z" });
+		await send({});
+		const claimed = await t.store.jobs.claim({ workerId: "w", leaseMs: 1000, limit: 10, now: t.clock.now() });
+		expect(claimed.map((j) => j.payload.messageId)).toEqual(["msg_000002", "msg_000004", "msg_000001"]);
+		for (const job of claimed) await t.store.jobs.complete(job.id, "w");
+		const later = await t.store.jobs.claim({
+			workerId: "w",
+			leaseMs: 1000,
+			limit: 10,
+			now: new Date("2026-03-01T10:00:00Z"),
+		});
+		expect(later.map((j) => j.payload.messageId)).toEqual(["msg_000003"]);
+	});
+
+	it("counts live messages and refuses past the monthly allowance with 402 MESSAGE_LIMIT_EXCEEDED and billing events", async () => {
+		const counter = { accountId: owner.accountId, period: "2026-03", metric: "live_messages" };
+		await t.store.usage.increment({ ...counter, by: 749 });
+		expect((await send({})).status).toBe(202);
+		const kinds = async () =>
+			(await t.store.events.list({ accountId: owner.accountId }))
+				.map((e) => e.kind)
+				.filter((k) => k.startsWith("billing."));
+		expect(await kinds()).toEqual(["billing.usage_threshold"]);
+		const [threshold] = await t.store.events.list({ accountId: owner.accountId, kind: "billing.usage_threshold" });
+		expect(threshold?.data).toEqual({
+			account_id: owner.accountId,
+			threshold_percentage: 75,
+			current_usage: 750,
+			plan_limit: 1000,
+			usage_type: "live_messages",
+			billing_period: { start: "2026-03-01T00:00:00.000000Z", end: "2026-03-31T23:59:59.999000Z" },
+		});
+		await t.store.usage.increment({ ...counter, by: 249 });
+		expect((await send({})).status).toBe(202);
+		const over = await send({});
+		expect(over.status).toBe(402);
+		expect(over.json.error).toMatchObject({ type: "billing_error", code: "MESSAGE_LIMIT_EXCEEDED" });
+		expect(await kinds()).toEqual([
+			"billing.usage_threshold",
+			"billing.usage_threshold",
+			"billing.usage_threshold",
+			"billing.limit_exceeded",
+		]);
+		// Test keys are free and never counted.
+		const testKey = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+		const free = await t.call("POST", "/v1/messages", {
+			token: testKey,
+			body: { partner_id: "prt_000001", content_type: "text/plain", payload: { content: "x" } },
+		});
+		expect(free.status).toBe(202);
+	});
+
+	it("refuses a JSON payload over the plan's size with 413 PAYLOAD_TOO_LARGE", async () => {
+		const small = createTestApp();
+		try {
+			const o = await register(small);
+			await small.call("POST", "/v1/partners", {
+				token: o.token,
+				body: { name: "B", as2_id: "B", url: "https://b.example" },
+			});
+			await small.store.accounts.update(o.accountId, { plan: "free", updatedAt: small.clock.now() });
+			const big = Buffer.alloc(8 * 1024 * 1024, 1).toString("base64");
+			const response = await small.call("POST", "/v1/messages", {
+				token: o.token,
+				body: { partner_id: "prt_000001", content_type: "application/zip", payload: { content: big } },
+			});
+			expect(response.status).toBe(202);
+			const huge = await small.call("POST", "/v1/messages", {
+				token: o.token,
+				body: `{"partner_id":"prt_000001","content_type":"text/plain","payload":{"content":"${"x".repeat(17 * 1024 * 1024)}"}}`,
+			});
+			expect(huge.status).toBe(413);
+			expect(huge.json.error.code).toBe("REQUEST_TOO_LARGE");
+		} finally {
+			await small.close();
+		}
+	});
+});
+
+describe("POST /v1/messages (multipart/form-data)", () => {
+	const form = (fields: Record<string, string>, file?: Blob, filename = "po.edi") => {
+		const data = new FormData();
+		for (const [k, v] of Object.entries(fields)) data.append(k, v);
+		if (file) data.append("file", file, filename);
+		return data;
+	};
+	const upload = (data: FormData) =>
+		t.app.request("/v1/messages", { method: "POST", body: data, headers: { authorization: `Bearer ${key}` } });
+
+	it("streams the file part into the blob store, fields in any order", async () => {
+		const data = new FormData();
+		data.append("file", new Blob(["UNA:+.? 'UNB+UNOC:3'"], { type: "application/edifact" }), "order.edi");
+		data.append("partner_id", "prt_000001");
+		data.append("subject", "Multipart order");
+		data.append("priority", "low");
+		data.append("headers", JSON.stringify({ "X-Trace": "abc" }));
+		data.append("sign", "false");
+		const response = await upload(data);
+		expect(response.status).toBe(202);
+		const body = (await response.json()) as {
+			data: { id: string; content_type: string; bytes: number; subject: string };
+		};
+		expect(body.data).toMatchObject({ content_type: "application/edifact", bytes: 20, subject: "Multipart order" });
+		const stored = await t.store.messages.get(owner.tenantId, body.data.id);
+		expect(stored).toMatchObject({ filename: "order.edi", priority: "low", headers: { "X-Trace": "abc" } });
+		const bytes = await new Response(await t.service.deps.blobs.get(stored!.payloadKey!)).text();
+		expect(bytes).toBe("UNA:+.? 'UNB+UNOC:3'");
+	});
+
+	it("requires the file part and a partner, and keeps no blob of a refused upload", async () => {
+		const missingFile = await upload(form({ partner_id: "prt_000001", content_type: "text/plain" }));
+		expect(missingFile.status).toBe(422);
+		const noPartner = await upload(form({ content_type: "text/plain" }, new Blob(["x"])));
+		expect(noPartner.status).toBe(422);
+		const unknown = await upload(form({ partner_id: "prt_999999" }, new Blob(["x"])));
+		expect(unknown.status).toBe(404);
+		expect(await t.store.messages.list(owner.tenantId, {}, { page: 1, perPage: 10 })).toMatchObject({ total: 0 });
+	});
+
+	it("stops with 413 PAYLOAD_TOO_LARGE as soon as the plan's size is crossed, reading no further", async () => {
+		await t.store.accounts.update(owner.accountId, { plan: "free", updatedAt: t.clock.now() });
+		const limit = 50 * 1024 * 1024;
+		let produced = 0;
+		const chunk = new Uint8Array(1024 * 1024).fill(65);
+		const boundary = "----as2kit-test-boundary";
+		const head = new TextEncoder().encode(
+			`--${boundary}\r\nContent-Disposition: form-data; name="partner_id"\r\n\r\nprt_000001\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+		);
+		// 200 MB offered; the server must give up right after 50 MB.
+		const body = new ReadableStream<Uint8Array>({
+			start(controller) {
+				controller.enqueue(head);
+			},
+			pull(controller) {
+				if (produced >= 200 * 1024 * 1024) {
+					controller.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+					controller.close();
+					return;
+				}
+				produced += chunk.byteLength;
+				controller.enqueue(chunk);
+			},
+		});
+		const response = await t.app.request("/v1/messages", {
+			method: "POST",
+			body,
+			headers: { authorization: `Bearer ${key}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+			// @ts-expect-error Node's fetch needs duplex for a streamed request body
+			duplex: "half",
+		});
+		expect(response.status).toBe(413);
+		expect(((await response.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+		expect(produced).toBeGreaterThan(limit);
+		expect(produced).toBeLessThan(limit + 8 * 1024 * 1024);
+	});
+});
