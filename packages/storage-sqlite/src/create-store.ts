@@ -19,6 +19,7 @@ import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
 import * as schema from "./schema.ts";
+import { cacheStatements } from "./statement-cache.ts";
 
 export interface SqliteStoreOptions {
 	/** A file path, a `file:` URL, or `:memory:` (one private database, for tests). */
@@ -45,6 +46,7 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	// NORMAL is durable across application crashes in WAL mode; only an OS crash or power
 	// loss can lose the last commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
 	client.pragma("synchronous = NORMAL");
+	cacheStatements(client);
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
 	const connection = new SqliteConnection(db);

@@ -1,13 +1,29 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import {
+	createReadStream,
+	createWriteStream,
+	mkdirSync,
+	readFileSync,
+	renameSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { As2Error } from "@as2kit/core";
+import { As2Error, concatBytes } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
+/**
+ * Blobs up to this size are written in one synchronous call once complete: a few small
+ * syscalls cost less than the thread-pool round trips of a stream (most EDI messages are
+ * kilobytes). Larger ones stream to disk as they arrive.
+ */
+const SMALL_BLOB_BYTES = 256 * 1024;
+/** Reads of files this small come back as one chunk, without a read stream. */
+const SMALL_READ_BYTES = 256 * 1024;
 
 /**
  * Payload blobs as files under one directory (`BLOB_DIR`). A blob is written to a temporary
@@ -21,16 +37,25 @@ export function createFsBlobStore(root: string): BlobStore {
 		return join(root, key);
 	};
 	const sidecar = (path: string) => `${path}.sha256`;
+	const madeDirectories = new Set<string>();
+	const ensureDirectory = (path: string) => {
+		const directory = dirname(path);
+		if (madeDirectories.has(directory)) return;
+		mkdirSync(directory, { recursive: true });
+		if (madeDirectories.size > 10_000) madeDirectories.clear();
+		madeDirectories.add(directory);
+	};
 
 	return {
 		async put(key, body, options = {}) {
 			const path = pathOf(key);
-			await mkdir(dirname(path), { recursive: true });
+			ensureDirectory(path);
 			const temporary = `${path}.${randomUUID()}.partial`;
-			const out = createWriteStream(temporary, { flags: "wx" });
 			const hash = createHash("sha256");
-			let bytes = 0;
 			const reader = body.getReader();
+			const held: Uint8Array[] = [];
+			let bytes = 0;
+			let out: ReturnType<typeof createWriteStream> | null = null;
 			try {
 				for (;;) {
 					const { done, value } = await reader.read();
@@ -43,16 +68,30 @@ export function createFsBlobStore(root: string): BlobStore {
 						});
 					}
 					hash.update(value);
-					if (!out.write(value)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+					if (!out && bytes <= SMALL_BLOB_BYTES) {
+						held.push(value);
+						continue;
+					}
+					if (!out) {
+						out = createWriteStream(temporary, { flags: "wx" });
+						for (const chunk of held.splice(0)) out.write(chunk);
+					}
+					if (!out.write(value)) await new Promise<void>((resolve) => out!.once("drain", () => resolve()));
+				}
+				const sha256 = hash.digest("hex");
+				if (!out) {
+					writeFileSync(temporary, held.length === 1 ? held[0]! : concatBytes(held), { flag: "wx" });
+					writeFileSync(sidecar(path), sha256);
+					renameSync(temporary, path);
+					return { key, bytes, sha256 };
 				}
 				out.end();
 				await finished(out);
-				const sha256 = hash.digest("hex");
 				await writeFile(sidecar(path), sha256);
 				await rename(temporary, path);
 				return { key, bytes, sha256 };
 			} catch (error) {
-				out.destroy();
+				out?.destroy();
 				await rm(temporary, { force: true });
 				throw error;
 			} finally {
@@ -62,10 +101,20 @@ export function createFsBlobStore(root: string): BlobStore {
 
 		async get(key) {
 			const path = pathOf(key);
+			let size: number;
 			try {
-				await stat(path);
+				size = statSync(path).size;
 			} catch {
 				return null;
+			}
+			if (size <= SMALL_READ_BYTES) {
+				const bytes = new Uint8Array(readFileSync(path));
+				return new ReadableStream<Uint8Array>({
+					start(controller) {
+						if (bytes.byteLength > 0) controller.enqueue(bytes);
+						controller.close();
+					},
+				});
 			}
 			return Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
 		},

@@ -1,0 +1,230 @@
+// Shared pieces of the server benchmarks: a throwaway CA, real server processes (the built
+// `npm start` entry), an HTTPS JSON client, and peak-RSS readings from /proc.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = fileURLToPath(new URL("../../..", import.meta.url));
+
+export function createPki() {
+	const dir = mkdtempSync(join(tmpdir(), "as2kit-bench-pki-"));
+	const p = (n) => join(dir, n);
+	const ossl = (args) => execFileSync("openssl", args, { stdio: "ignore" });
+	ossl([
+		"req",
+		"-x509",
+		"-newkey",
+		"rsa:2048",
+		"-nodes",
+		"-keyout",
+		p("ca.key"),
+		"-out",
+		p("ca.pem"),
+		"-subj",
+		"/CN=bench CA",
+		"-days",
+		"2",
+		"-addext",
+		"basicConstraints=critical,CA:TRUE",
+		"-addext",
+		"keyUsage=critical,keyCertSign",
+	]);
+	ossl([
+		"req",
+		"-newkey",
+		"rsa:2048",
+		"-nodes",
+		"-keyout",
+		p("server.key"),
+		"-out",
+		p("server.csr"),
+		"-subj",
+		"/CN=127.0.0.1",
+	]);
+	writeFileSync(p("server.ext"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+	ossl([
+		"x509",
+		"-req",
+		"-in",
+		p("server.csr"),
+		"-CA",
+		p("ca.pem"),
+		"-CAkey",
+		p("ca.key"),
+		"-CAcreateserial",
+		"-out",
+		p("server.pem"),
+		"-days",
+		"2",
+		"-extfile",
+		p("server.ext"),
+	]);
+	return {
+		dir,
+		caPem: readFileSync(p("ca.pem"), "utf8"),
+		certPath: p("server.pem"),
+		keyPath: p("server.key"),
+		cleanup: () => rmSync(dir, { recursive: true, force: true }),
+	};
+}
+
+export async function freePort() {
+	const server = createServer();
+	await new Promise((r) => server.listen(0, "127.0.0.1", r));
+	const { port } = server.address();
+	await new Promise((r) => server.close(r));
+	return port;
+}
+
+/** A server process with its own data directory; resolves once /health answers. */
+export async function startServer(name, pki, env = {}) {
+	const dir = mkdtempSync(join(tmpdir(), `as2kit-bench-${name}-`));
+	const port = await freePort();
+	const baseUrl = `https://127.0.0.1:${port}`;
+	const profile = process.env.BENCH_CPU_PROFILE
+		? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
+		: [];
+	const child = spawn(process.execPath, [...profile, join(REPO, "packages/server/dist/bin/start.js")], {
+		env: {
+			...process.env,
+			PORT: String(port),
+			HOST: "127.0.0.1",
+			DATABASE_URL: join(dir, "as2.sqlite"),
+			BLOB_DIR: join(dir, "blobs"),
+			AS2_DATA_DIR: dir,
+			TLS_CERT_FILE: pki.certPath,
+			TLS_KEY_FILE: pki.keyPath,
+			AS2_PUBLIC_URL: baseUrl,
+			AS2_ALLOW_HTTP: "1",
+			AS2_DEFAULT_PLAN: "enterprise",
+			LOG_LEVEL: "error",
+			...env,
+		},
+		stdio: ["ignore", "ignore", "inherit"],
+	});
+	const call = client(baseUrl, pki.caPem);
+	for (let i = 0; i < 400; i++) {
+		const up = await call("GET", "/health").catch(() => null);
+		if (up?.status === 200) break;
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	return {
+		name,
+		dir,
+		baseUrl,
+		child,
+		call,
+		peakRssMb: () => peakRssMb(child.pid),
+		async stop() {
+			const exited = new Promise((r) => child.once("exit", r));
+			child.kill("SIGTERM");
+			await exited;
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
+
+/** VmHWM: the process's peak resident set, in MB. */
+export function peakRssMb(pid) {
+	const status = readFileSync(`/proc/${pid}/status`, "utf8");
+	return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+export function client(baseUrl, caPem) {
+	const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: caPem });
+	return function call(method, path, { token, body, headers = {}, raw } = {}) {
+		return new Promise((resolve, reject) => {
+			const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+			const req = request(
+				new URL(path, baseUrl),
+				{
+					method,
+					agent,
+					headers: {
+						...(token ? { authorization: `Bearer ${token}` } : {}),
+						...(payload !== undefined && !raw ? { "content-type": "application/json" } : {}),
+						...(payload !== undefined && typeof payload === "string"
+							? { "content-length": Buffer.byteLength(payload) }
+							: {}),
+						...headers,
+					},
+				},
+				(res) => {
+					const chunks = [];
+					res.on("data", (c) => chunks.push(c));
+					res.on("end", () => {
+						const text = Buffer.concat(chunks).toString("utf8");
+						let json = null;
+						try {
+							json = JSON.parse(text);
+						} catch {}
+						resolve({ status: res.statusCode, json, text });
+					});
+				},
+			);
+			req.on("error", reject);
+			if (payload && typeof payload !== "string" && typeof payload.pipe === "function") payload.pipe(req);
+			else req.end(payload);
+		});
+	};
+}
+
+/** Registers a tenant with a live account key; returns what partners need to know of it. */
+export async function setupTenant(server, name) {
+	const reg = await server.call("POST", "/auth/register", {
+		body: {
+			name,
+			email: `${name.toLowerCase()}@bench.example`,
+			password: "long password",
+			password_confirmation: "long password",
+		},
+	});
+	const key = (
+		await server.call("POST", "/v1/api-keys", {
+			token: reg.json.token,
+			body: { name: "bench", scope: "account", environment: "live", permissions: ["*"] },
+		})
+	).json.data.key;
+	const tenant = (await server.call("GET", `/v1/tenants/${reg.json.tenant.id}`, { token: key })).json.data;
+	const identity = (await server.call("GET", "/v1/certificates?type=identity", { token: key })).json.data[0]
+		.certificate_pem;
+	return { key, tenantId: tenant.id, as2Id: tenant.as2_id, identity };
+}
+
+export async function connect(on, onTenant, other, otherTenant, pki, settings = {}) {
+	const partner = await on.call("POST", "/v1/partners", {
+		token: onTenant.key,
+		body: {
+			name: other.name,
+			as2_id: otherTenant.as2Id,
+			url: `${other.baseUrl}/as2/receive`,
+			tls: { ca_certificate: pki.caPem },
+			...settings,
+		},
+	});
+	await on.call("POST", `/v1/partners/${partner.json.data.id}/certificates`, {
+		token: onTenant.key,
+		body: { name: "c", usage: "both", certificate: otherTenant.identity },
+	});
+	return partner.json.data.id;
+}
+
+export function percentile(values, p) {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function summary(values) {
+	const sorted = [...values].sort((a, b) => a - b);
+	const median = sorted[Math.floor(sorted.length / 2)];
+	return {
+		median,
+		min: sorted[0],
+		max: sorted.at(-1),
+		noisePct: median ? ((sorted.at(-1) - sorted[0]) / median) * 100 : 0,
+	};
+}
