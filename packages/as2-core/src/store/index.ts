@@ -9,3 +9,4 @@ export type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "./li
 export type { Page, PageRequest } from "./pagination.ts";
 export type * from "./records.ts";
 export type * from "./store.ts";
+export type * from "./webhooks.ts";

@@ -11,6 +11,7 @@ import type {
 	TenantRecord,
 	UserRecord,
 } from "./records.ts";
+import type { WebhookDeliveryStore, WebhookEndpointStore } from "./webhooks.ts";
 
 /**
  * The storage port of as2kit: typed repositories per aggregate, a job queue with leases, an
@@ -38,6 +39,8 @@ export interface As2Store {
 	tenants: TenantStore;
 	apiKeys: ApiKeyStore;
 	events: EventStore;
+	webhookEndpoints: WebhookEndpointStore;
+	webhookDeliveries: WebhookDeliveryStore;
 	idempotency: IdempotencyStore;
 	rateLimits: RateLimitStore;
 	usage: UsageStore;
