@@ -15,6 +15,8 @@ import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
+import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
+import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
 import * as schema from "./schema.ts";
 
 export interface SqliteStoreOptions {
@@ -58,6 +60,8 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		tenants: createTenantStore(exec),
 		apiKeys: createApiKeyStore(exec),
 		events: createEventStore(exec),
+		webhookEndpoints: createWebhookEndpointStore(exec),
+		webhookDeliveries: createWebhookDeliveryStore(exec),
 		idempotency: createIdempotencyStore(exec),
 		rateLimits: createRateLimitStore(exec),
 		usage: createUsageStore(exec),
