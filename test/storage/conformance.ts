@@ -14,6 +14,7 @@ import { limitTests } from "./suites/limits.ts";
 import { tenantTests } from "./suites/tenants.ts";
 import { transactionTests } from "./suites/transactions.ts";
 import type { ConformanceTest } from "./suites/types.ts";
+import { webhookTests } from "./suites/webhooks.ts";
 
 const SUITES = {
 	...accountTests,
@@ -24,6 +25,7 @@ const SUITES = {
 	...limitTests,
 	...jobTests,
 	...transactionTests,
+	...webhookTests,
 } satisfies Record<string, ConformanceTest>;
 
 export type ConformanceTestName = keyof typeof SUITES;
