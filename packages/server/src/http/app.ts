@@ -13,6 +13,7 @@ import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
+import { webhookEndpointRoutes, webhookStatsRoutes } from "./routes/webhook-endpoints.ts";
 
 export interface AppOptions {
 	service: Service;
@@ -51,6 +52,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/api-keys", apiKeyRoutes());
 	app.route("/v1/account", accountRoutes());
 	app.route("/v1/tenants", tenantRoutes());
+	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
+	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

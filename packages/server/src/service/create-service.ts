@@ -9,6 +9,7 @@ import { createIdempotency } from "./idempotency.ts";
 import { createRateLimiter } from "./rate-limits.ts";
 import { deriveKey } from "./secrets/tokens.ts";
 import { createTenantService } from "./tenants.ts";
+import { createWebhookService } from "./webhooks/endpoints.ts";
 
 export interface ServiceOptions {
 	store: As2Store;
@@ -46,6 +47,7 @@ export function createService(options: ServiceOptions) {
 		apiKeys: createApiKeyService(deps),
 		accounts: createAccountService(deps),
 		tenants: createTenantService(deps),
+		webhooks: createWebhookService(deps),
 	};
 }
 
