@@ -13,7 +13,8 @@ const a: Record<string, string> = {};
 const b: Record<string, string> = {};
 
 /** A's resources by path parameter name. */
-const resourceOfA = (param: string): string | undefined => ({ tenant_id: a.secondTenant, key_id: a.keyId })[param];
+const resourceOfA = (param: string): string | undefined =>
+	({ tenant_id: a.secondTenant, key_id: a.keyId, webhook_id: a.webhookId, delivery_id: a.deliveryId })[param];
 
 /** Request bodies valid enough to get past validation, per operation. */
 const SAMPLE_BODIES: Record<string, unknown> = {};
@@ -34,6 +35,31 @@ beforeAll(async () => {
 		permissions: ["*"],
 	});
 	a.firstTenant = ownerA.tenantId;
+	const endpoint = await t.call("POST", "/v1/webhook-endpoints", {
+		token: a.tenantKeyOfFirst,
+		body: { url: "https://hooks.example.com/alpha", events: ["*"] },
+	});
+	a.webhookId = endpoint.json.data.id;
+	a.deliveryId = await t.store.ids.next("whd_");
+	await t.store.webhookDeliveries.create({
+		id: a.deliveryId,
+		accountId: ownerA.accountId,
+		tenantId: ownerA.tenantId,
+		endpointId: a.webhookId!,
+		eventId: null,
+		eventKind: "webhook.test",
+		body: "{}",
+		status: "failed",
+		attempts: 1,
+		nextAttemptAt: null,
+		lastAttemptAt: null,
+		lastResponseStatus: 500,
+		lastError: "HTTP 500",
+		lockedBy: null,
+		lockedUntil: null,
+		createdAt: t.clock.now(),
+		updatedAt: t.clock.now(),
+	});
 	const ownerB = await register(t, "Beta");
 	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "live", permissions: ["*"] });
 	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", permissions: ["*"] });
@@ -64,7 +90,7 @@ function fill(path: string): string {
 }
 
 /** A's identifiers that B must never see (B's own ids are other numbers of the same sequences). */
-const idsOfA = () => [a.firstTenant, a.secondTenant, a.keyId].filter(Boolean) as string[];
+const idsOfA = () => [a.firstTenant, a.secondTenant, a.keyId, a.webhookId, a.deliveryId].filter(Boolean) as string[];
 
 describe("tenant isolation on every endpoint", () => {
 	it("covers at least the platform's endpoints", async () => {
