@@ -35,8 +35,9 @@ export interface WebhookEndpointStats {
 export type WebhookDeliveryStatus = "pending" | "succeeded" | "failed";
 
 /**
- * One event on its way to one endpoint. While `pending` it is due at `nextAttemptAt`; an
- * attempt in progress holds it through `lockedBy`/`lockedUntil` (a lease).
+ * One event on its way to one endpoint. While `pending` it is due at `nextAttemptAt`, or
+ * paused when that is null (its endpoint is inactive); an attempt in progress holds it
+ * through `lockedBy`/`lockedUntil` (a lease).
  */
 export interface WebhookDeliveryRecord {
 	/** `whd_…`: also the `x-webhook-id` header, the same on every attempt. */
@@ -142,7 +143,8 @@ export interface WebhookDeliveryStore {
 	 * Leases up to `limit` due deliveries (pending, nextAttemptAt ≤ now, not held or lease
 	 * expired) of active endpoints, earliest due first, never more than `perEndpointLimit`
 	 * held per endpoint. A delivery is held by at most one caller at a time, also across
-	 * processes sharing the database.
+	 * processes sharing the database. An endpoint already at its limit never keeps others'
+	 * deliveries from a claim, and the cost of a claim does not grow with the backlog.
 	 */
 	claimDue(options: ClaimDeliveriesOptions): Promise<WebhookDeliveryRecord[]>;
 	/**
@@ -160,8 +162,15 @@ export interface WebhookDeliveryStore {
 			updatedAt: Date;
 		},
 	): Promise<boolean>;
-	/** Releases a lease without an attempt (the endpoint went inactive meanwhile). */
-	release(tenantId: string, id: string, lockedBy: string): Promise<void>;
+	/** Releases a lease without an attempt, due again at `nextAttemptAt` (null: paused). */
+	release(tenantId: string, id: string, lockedBy: string, nextAttemptAt: Date | null): Promise<void>;
+	/**
+	 * Pauses an endpoint's pending deliveries (nextAttemptAt null) that no attempt holds at
+	 * `now`; returns how many.
+	 */
+	pause(tenantId: string, endpointId: string, now: Date): Promise<number>;
+	/** Makes an endpoint's paused deliveries that no attempt holds due at `at`; returns how many. */
+	resume(tenantId: string, endpointId: string, at: Date): Promise<number>;
 	/**
 	 * Makes a delivery pending and due at `at` (a manual retry); null when it is missing or
 	 * an attempt holds it (pending with a lease not expired at `at`).
