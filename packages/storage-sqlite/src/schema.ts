@@ -237,9 +237,11 @@ export const webhookDeliveries = sqliteTable(
 	(t) => [
 		// NULL event ids (webhook.test) are distinct in SQLite and PostgreSQL alike.
 		uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId),
-		index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
-		index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.status, t.seq),
+		// A claim seeks each endpoint's earliest due deliveries; the list reads an endpoint's newest.
+		index("webhook_deliveries_endpoint_due_idx").on(t.endpointId, t.status, t.nextAttemptAt),
+		index("webhook_deliveries_endpoint_seq_idx").on(t.endpointId, t.seq),
 		index("webhook_deliveries_finished_idx").on(t.updatedAt),
+		index("webhook_deliveries_held_idx").on(t.status, t.lockedUntil),
 	],
 );
 

@@ -151,18 +151,54 @@ export const webhookTests = {
 		expect(await store.webhookDeliveries.get("tnt_000001", first.id)).toEqual(first);
 		expect(await store.webhookDeliveries.get("tnt_000002", first.id)).toBeNull();
 	},
-	"webhooks - claimDue takes due pending deliveries of active endpoints, earliest due first": async ({ store }) => {
+	"webhooks - claimDue takes due pending deliveries of active endpoints, earliest due first; paused ones wait": async ({
+		store,
+	}) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));
-		await store.webhookEndpoints.create(endpoint("wh_000002", { active: false }));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		await store.webhookEndpoints.create(endpoint("wh_000003", { active: false }));
+		await store.webhookDeliveries.create(delivery({ endpointId: "wh_000003" }));
 		const late = delivery({ nextAttemptAt: at(5) });
-		const early = delivery({ nextAttemptAt: at(1) });
+		const early = delivery({ nextAttemptAt: at(1), endpointId: "wh_000002" });
 		const future = delivery({ nextAttemptAt: at(100) });
 		const finished = delivery({ status: "succeeded", nextAttemptAt: null });
-		const paused = delivery({ endpointId: "wh_000002" });
+		const paused = delivery({ nextAttemptAt: null });
 		for (const d of [late, early, future, finished, paused]) await store.webhookDeliveries.create(d);
 		const claimed = await claim(store, "w1", at(10));
 		expect(claimed.map((d) => d.id)).toEqual([early.id, late.id]);
 		expect(claimed[0]).toMatchObject({ lockedBy: "w1", lockedUntil: at(70), body: early.body, status: "pending" });
+	},
+	"webhooks - an endpoint at its cap never keeps other endpoints' deliveries from a claim": async ({ store }) => {
+		for (const id of ["wh_000001", "wh_000002", "wh_000003"]) await store.webhookEndpoints.create(endpoint(id));
+		for (let i = 0; i < 300; i++) await store.webhookDeliveries.create(delivery({ nextAttemptAt: at(1) }));
+		const others = [delivery({ endpointId: "wh_000002", nextAttemptAt: at(2) })];
+		others.push(delivery({ endpointId: "wh_000003", nextAttemptAt: at(3) }));
+		for (const d of others) await store.webhookDeliveries.create(d);
+		const first = await claim(store, "w1", at(10), 4, 4);
+		expect(first.map((d) => d.endpointId)).toEqual(["wh_000001", "wh_000001", "wh_000001", "wh_000001"]);
+		const second = await claim(store, "w2", at(10), 4, 4);
+		expect(second.map((d) => d.id)).toEqual(others.map((d) => d.id));
+	},
+	"webhooks - pause and resume an endpoint's pending deliveries, leaving held ones alone": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		const held = delivery();
+		const waiting = delivery({ nextAttemptAt: at(50) });
+		const done = delivery({ status: "succeeded", nextAttemptAt: null });
+		const elsewhere = delivery({ endpointId: "wh_000002" });
+		for (const d of [held, waiting, done, elsewhere]) await store.webhookDeliveries.create(d);
+		await claim(store, "w1", T0, 1);
+		expect(await store.webhookDeliveries.pause("tnt_000001", "wh_000001", at(1))).toBe(1);
+		expect(await store.webhookDeliveries.pause("tnt_000002", "wh_000002", at(1))).toBe(0);
+		expect((await store.webhookDeliveries.get("tnt_000001", waiting.id))?.nextAttemptAt).toBeNull();
+		expect((await store.webhookDeliveries.get("tnt_000001", held.id))?.nextAttemptAt).toEqual(T0);
+		expect((await claim(store, "w2", at(50))).map((d) => d.id)).toEqual([elsewhere.id]);
+		// The attempt holding one finds the endpoint inactive and releases it paused.
+		await store.webhookDeliveries.release("tnt_000001", held.id, "w1", null);
+		expect(await store.webhookDeliveries.resume("tnt_000001", "wh_000001", at(200))).toBe(2);
+		expect((await store.webhookDeliveries.get("tnt_000001", done.id))?.nextAttemptAt).toBeNull();
+		const resumed = (await claim(store, "w3", at(200))).filter((d) => d.endpointId === "wh_000001");
+		expect(resumed.map((d) => d.id)).toEqual([held.id, waiting.id]);
 	},
 	"webhooks - a held delivery is not claimed again until its lease expires; finishing needs the lease": async ({
 		store,
@@ -198,7 +234,7 @@ export const webhookTests = {
 		});
 		expect((await claim(store, "w9", at(1), 10, 3)).map((d) => d.endpointId)).toEqual(["wh_000001"]);
 	},
-	"webhooks - finishAttempt records the attempt and the next state; release unlocks": async ({ store }) => {
+	"webhooks - finishAttempt records the attempt and the next state; release unlocks, due again": async ({ store }) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));
 		const d = delivery();
 		await store.webhookDeliveries.create(d);
@@ -235,10 +271,13 @@ export const webhookTests = {
 		const other = delivery();
 		await store.webhookDeliveries.create(other);
 		await claim(store, "w1", at(20));
-		await store.webhookDeliveries.release("tnt_000001", other.id, "w1");
+		await store.webhookDeliveries.release("tnt_000001", other.id, "w2", at(30));
+		expect(await store.webhookDeliveries.get("tnt_000001", other.id)).toMatchObject({ lockedBy: "w1" });
+		await store.webhookDeliveries.release("tnt_000001", other.id, "w1", at(30));
 		expect(await store.webhookDeliveries.get("tnt_000001", other.id)).toMatchObject({
 			lockedBy: null,
 			lockedUntil: null,
+			nextAttemptAt: at(30),
 		});
 	},
 	"webhooks - requeue makes a delivery due again, but not one an attempt holds": async ({ store }) => {

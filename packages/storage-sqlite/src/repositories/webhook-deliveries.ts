@@ -1,5 +1,6 @@
 import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStore } from "@as2kit/core/store";
-import { and, asc, count, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { webhookAttempts, webhookDeliveries } from "../schema.ts";
 import { orNull } from "./accounts.ts";
@@ -11,33 +12,74 @@ const toAttempt = (row: typeof webhookAttempts.$inferSelect): WebhookAttemptReco
 
 const byTenant = (tenantId: string, id: string) =>
 	and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id));
+const ofEndpoint = (tenantId: string, endpointId: string) =>
+	and(
+		eq(webhookDeliveries.tenantId, tenantId),
+		eq(webhookDeliveries.endpointId, endpointId),
+		eq(webhookDeliveries.status, "pending"),
+	);
 
 /**
- * The due deliveries a claim may take. Each endpoint's due deliveries are ranked by due time,
- * and an endpoint gets only as many as its cap leaves after the ones already held: the cap is
- * decided here, at claim time, so a worker never takes a delivery it may not send (which would
- * then have to bounce back to the queue and wait again). The enclosing UPDATE runs as one
- * statement under SQLite's single write lock, so two claimers, even in two processes, see each
- * other's leases; the PostgreSQL adapter gets the same by locking the endpoint rows it ranks
- * (FOR UPDATE SKIP LOCKED) in the same statement.
+ * The deliveries a claim takes, earliest due first, each endpoint capped. The cap is decided
+ * here, at claim time, so a dispatcher never takes a delivery it may not send yet (which would
+ * have to bounce back to the queue and wait again).
+ *
+ * Driven by endpoints, so its cost does not grow with the backlog: the held deliveries are
+ * counted once (few: the attempts in flight), then each active endpoint with room gets an
+ * index seek for its earliest due deliveries, at most its free places. A single ranked query
+ * over all due rows, or one that skips capped endpoints' rows while reading in due order,
+ * costs a scan of the backlog on every claim: quadratic over a burst to one endpoint. And an
+ * endpoint at its cap never fills a claim, so a slow one cannot starve the others.
+ *
+ * It runs inside the connection's transaction for the operation (SqliteConnection), and a
+ * concurrent writer on another connection makes it fail whole and run again, so two
+ * claimers, even in two processes, never take one delivery. The PostgreSQL adapter does the
+ * same in one statement, with LATERAL and FOR UPDATE SKIP LOCKED.
  */
-function dueSeqs(options: { limit: number; perEndpointLimit: number; now: number }): SQL {
-	return sql`
-		select due.seq from (
-			select d.seq, d.endpoint_id, d.next_attempt_at,
-				row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.seq) as rank
-			from webhook_deliveries d
-			join webhook_endpoints e on e.id = d.endpoint_id and e.active = 1
-			where d.status = 'pending' and d.next_attempt_at <= ${options.now}
-				and (d.locked_until is null or d.locked_until < ${options.now})
-		) due
-		where due.rank <= ${options.perEndpointLimit} - (
-			select count(*) from webhook_deliveries held
-			where held.endpoint_id = due.endpoint_id and held.status = 'pending' and held.locked_until >= ${options.now}
-		)
-		order by due.next_attempt_at, due.seq
-		limit ${options.limit}`;
+function pickDue(
+	client: Database.Database,
+	{ limit, perEndpointLimit, now }: { limit: number; perEndpointLimit: number; now: number },
+): number[] {
+	const q = statements(client);
+	const held = new Map(q.held.all(now).map((row) => [row.endpoint_id, row.n]));
+	const due: DueRow[] = [];
+	for (const { id } of q.activeEndpoints.all()) {
+		const free = perEndpointLimit - (held.get(id) ?? 0);
+		if (free > 0) due.push(...q.dueOf.all(id, now, now, free));
+	}
+	due.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
+	return due.slice(0, limit).map((row) => row.seq);
 }
+
+interface DueRow {
+	seq: number;
+	next_attempt_at: number;
+}
+
+const cache = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
+const statements = (client: Database.Database) => {
+	const cached = cache.get(client);
+	if (cached) return cached;
+	const prepared = prepare(client);
+	cache.set(client, prepared);
+	return prepared;
+};
+
+// Prepared once per connection: a claim runs them once per active endpoint.
+function prepare(client: Database.Database) {
+	return {
+		held: client.prepare<[number], { endpoint_id: string; n: number }>(
+			"select endpoint_id, count(*) as n from webhook_deliveries where status = 'pending' and locked_until >= ? group by endpoint_id",
+		),
+		activeEndpoints: client.prepare<[], { id: string }>("select id from webhook_endpoints where active = 1"),
+		dueOf: client.prepare<[string, number, number, number], DueRow>(
+			"select seq, next_attempt_at from webhook_deliveries where endpoint_id = ? and status = 'pending' and next_attempt_at <= ? and (locked_until is null or locked_until < ?) order by next_attempt_at, seq limit ?",
+		),
+	};
+}
+
+/** Not held by an attempt at `now`: never leased, or the lease ran out. */
+const unheld = (now: Date) => or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now));
 
 export function createWebhookDeliveryStore(exec: Exec): WebhookDeliveryStore {
 	return {
@@ -85,16 +127,18 @@ export function createWebhookDeliveryStore(exec: Exec): WebhookDeliveryStore {
 							.map(toAttempt),
 					),
 		claimDue: ({ limit, perEndpointLimit, lockedBy, now, lockedUntil }) =>
-			exec((db) =>
-				db
+			exec((db) => {
+				const seqs = pickDue(db.$client, { limit, perEndpointLimit, now: now.getTime() });
+				if (seqs.length === 0) return [];
+				return db
 					.update(webhookDeliveries)
 					.set({ lockedBy, lockedUntil })
-					.where(sql`${webhookDeliveries.seq} in (${dueSeqs({ limit, perEndpointLimit, now: now.getTime() })})`)
+					.where(inArray(webhookDeliveries.seq, seqs))
 					.returning()
 					.all()
 					.sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || a.seq - b.seq)
-					.map(toDelivery),
-			),
+					.map(toDelivery);
+			}),
 		finishAttempt: (tenantId, id, lockedBy, { attempt, status, nextAttemptAt, updatedAt }) =>
 			exec((db) =>
 				db.transaction(
@@ -121,14 +165,32 @@ export function createWebhookDeliveryStore(exec: Exec): WebhookDeliveryStore {
 					{ behavior: "immediate" },
 				),
 			),
-		release: (tenantId, id, lockedBy) =>
+		release: (tenantId, id, lockedBy, nextAttemptAt) =>
 			exec(
 				(db) =>
 					void db
 						.update(webhookDeliveries)
-						.set({ lockedBy: null, lockedUntil: null })
+						.set({ lockedBy: null, lockedUntil: null, nextAttemptAt })
 						.where(and(byTenant(tenantId, id), eq(webhookDeliveries.lockedBy, lockedBy)))
 						.run(),
+			),
+		pause: (tenantId, endpointId, now) =>
+			exec(
+				(db) =>
+					db
+						.update(webhookDeliveries)
+						.set({ nextAttemptAt: null })
+						.where(and(ofEndpoint(tenantId, endpointId), isNotNull(webhookDeliveries.nextAttemptAt), unheld(now)))
+						.run().changes,
+			),
+		resume: (tenantId, endpointId, at) =>
+			exec(
+				(db) =>
+					db
+						.update(webhookDeliveries)
+						.set({ nextAttemptAt: at })
+						.where(and(ofEndpoint(tenantId, endpointId), isNull(webhookDeliveries.nextAttemptAt), unheld(at)))
+						.run().changes,
 			),
 		requeue: (tenantId, id, at) =>
 			exec((db) =>
