@@ -160,7 +160,9 @@ describe("webhook retries", () => {
 		w.t.clock.advance(60);
 		w.bg.wake();
 		await w.fannedOut();
-		expect(await deliveries(endpoint.id)).toHaveLength(1);
+		const paused = await deliveries(endpoint.id);
+		expect(paused).toHaveLength(1);
+		expect(paused[0]).toMatchObject({ status: "pending", attempts: 2, next_attempt_at: null });
 		const reactivated = await w.t.call("PATCH", `/v1/webhook-endpoints/${endpoint.id}`, {
 			token: w.owner.token,
 			body: { active: true },

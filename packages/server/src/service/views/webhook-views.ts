@@ -81,7 +81,10 @@ export const webhookDeliverySchema = v.object({
 	event: v.string(),
 	status: v.picklist(["pending", "succeeded", "failed"]),
 	attempts: v.number(),
-	next_attempt_at: nullableInstantSchema,
+	next_attempt_at: v.pipe(
+		nullableInstantSchema,
+		v.description("when a pending delivery is due; null once finished, or while its endpoint is inactive (paused)"),
+	),
 	last_attempt_at: nullableInstantSchema,
 	last_response_status: v.nullable(v.number()),
 	last_error: v.nullable(v.string()),

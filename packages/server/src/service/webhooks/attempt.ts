@@ -35,8 +35,8 @@ export async function attemptDelivery(
 	const endpoint = await store.webhookEndpoints.get(delivery.tenantId, delivery.endpointId);
 	if (!endpoint) return null;
 	if (!endpoint.active && mode === "scheduled") {
-		// Deactivated after the claim: the delivery waits, pending, for reactivation.
-		await store.webhookDeliveries.release(delivery.tenantId, delivery.id, lockedBy);
+		// Deactivated after the claim: the delivery waits, paused, for reactivation.
+		await store.webhookDeliveries.release(delivery.tenantId, delivery.id, lockedBy, null);
 		return null;
 	}
 	const sentAt = now();
@@ -86,6 +86,10 @@ export async function attemptDelivery(
 				updatedAt: finishedAt,
 			});
 			logger.warn({ endpointId: endpoint.id, tenantId: endpoint.tenantId }, "webhook endpoint deactivated");
+		}
+		// Deactivated now, or by its owner during the attempt: what is left of it waits.
+		if (updated && (!updated.active || shouldDeactivate(updated, sentAt))) {
+			await tx.webhookDeliveries.pause(delivery.tenantId, endpoint.id, finishedAt);
 		}
 		return true;
 	});

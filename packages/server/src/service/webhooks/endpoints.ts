@@ -97,27 +97,34 @@ export function createWebhookService(deps: ServiceDeps) {
 		},
 
 		/**
-		 * Only supplied fields change. A new URL or a reactivation starts a fresh failure streak;
-		 * reactivating also clears `disabled_reason`, and pending deliveries resume.
+		 * Only supplied fields change. A new URL or a reactivation starts a fresh failure streak.
+		 * Deactivating pauses the endpoint's pending deliveries; reactivating clears
+		 * `disabled_reason` and makes them due at once.
 		 */
 		async update(principal: Principal, id: string, input: WebhookEndpointPatch): Promise<WebhookEndpointRecord> {
 			requirePermission(principal, "webhooks:write");
-			const existing = await visibleEndpoint(principal, id);
-			const patch: Parameters<typeof store.webhookEndpoints.update>[2] = { updatedAt: now() };
-			if (input.url !== undefined) {
-				patch.url = checkEndpointUrl(input.url, config.allowHttp);
-				if (patch.url !== existing.url) patch.failingSince = null;
-			}
-			if (input.events !== undefined) patch.events = checkEvents(input.events);
-			if (input.secret !== undefined) patch.secretSealed = sealWebhookSecret(secretKey, id, input.secret);
-			if (input.active !== undefined) {
-				patch.active = input.active;
-				if (input.active && !existing.active) Object.assign(patch, { failingSince: null, disabledReason: null });
-			}
-			return (
-				(await store.webhookEndpoints.update(principal.tenantId, id, patch)) ??
-				Promise.reject(notFound("webhook endpoint"))
-			);
+			const url = input.url === undefined ? undefined : checkEndpointUrl(input.url, config.allowHttp);
+			const events = input.events === undefined ? undefined : checkEvents(input.events);
+			return store.transaction(async (tx) => {
+				const existing = await tx.webhookEndpoints.get(principal.tenantId, id);
+				if (!existing) throw notFound("webhook endpoint");
+				const at = now();
+				const patch: Parameters<typeof tx.webhookEndpoints.update>[2] = { updatedAt: at };
+				if (url !== undefined) {
+					patch.url = url;
+					if (url !== existing.url) patch.failingSince = null;
+				}
+				if (events !== undefined) patch.events = events;
+				if (input.secret !== undefined) patch.secretSealed = sealWebhookSecret(secretKey, id, input.secret);
+				if (input.active !== undefined) {
+					patch.active = input.active;
+					if (input.active && !existing.active) Object.assign(patch, { failingSince: null, disabledReason: null });
+				}
+				const updated = (await tx.webhookEndpoints.update(principal.tenantId, id, patch))!;
+				if (existing.active && !updated.active) await tx.webhookDeliveries.pause(principal.tenantId, id, at);
+				if (!existing.active && updated.active) await tx.webhookDeliveries.resume(principal.tenantId, id, at);
+				return updated;
+			});
 		},
 
 		/** Deletes the endpoint with its delivery log; nothing more is sent to it. */
