@@ -4,6 +4,7 @@
  * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
  */
 import type { Json } from "@as2kit/core/store";
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const instant = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -180,7 +181,12 @@ export const jobs = sqliteTable(
 		lastError: text("last_error"),
 		createdAt: instant("created_at").notNull(),
 	},
-	(t) => [index("jobs_due_idx").on(t.runAt), index("jobs_kind_due_idx").on(t.kind, t.runAt)],
+	(t) => [
+		index("jobs_due_idx").on(t.runAt),
+		index("jobs_kind_due_idx").on(t.kind, t.runAt),
+		// The claim order (repositories/jobs.ts).
+		index("jobs_claim_idx").on(sql`${t.priority} desc`, t.runAt, t.id),
+	],
 );
 
 export const schedules = sqliteTable("schedules", {

@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_claim_idx` ON `jobs` ("priority" desc,`run_at`,`id`);
