@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setImmediate } from "node:timers/promises";
 import type { WebhookDeliveryRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
@@ -102,6 +103,8 @@ export function createDeliveryDispatcher(deps: ServiceDeps, options: DispatcherO
 				});
 				wakeUp = null;
 			}
+			// Let I/O run between claims (see the job worker): SQLite resolves without waiting.
+			await setImmediate();
 		}
 	}
 
