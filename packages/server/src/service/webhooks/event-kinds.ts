@@ -93,11 +93,19 @@ export const EVENT_KINDS = {
 	},
 	"message.sent": {
 		trigger: "message transmitted to the partner",
-		data: v.object({ ...messageCore, sent_at: instantSchema, transmission_time_ms: integer }),
+		data: v.object({
+			...messageCore,
+			sent_at: instantSchema,
+			transmission_time_ms: v.pipe(v.nullable(integer), v.description("null when it was not measured")),
+		}),
 	},
 	"message.delivered": {
 		trigger: "MDN received confirming delivery",
-		data: v.object({ ...messageCore, mdn_data: mdnData, delivered_at: instantSchema }),
+		data: v.object({
+			...messageCore,
+			mdn_data: v.pipe(v.nullable(mdnData), v.description("null when the message asked for no MDN")),
+			delivered_at: instantSchema,
+		}),
 	},
 	"message.failed": {
 		trigger: "delivery failed",
