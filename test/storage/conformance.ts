@@ -16,6 +16,7 @@ import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
 import { transactionTests } from "./suites/transactions.ts";
 import type { ConformanceTest } from "./suites/types.ts";
+import { webhookTests } from "./suites/webhooks.ts";
 
 const SUITES = {
 	...accountTests,
@@ -28,6 +29,7 @@ const SUITES = {
 	...limitTests,
 	...jobTests,
 	...transactionTests,
+	...webhookTests,
 } satisfies Record<string, ConformanceTest>;
 
 export type ConformanceTestName = keyof typeof SUITES;

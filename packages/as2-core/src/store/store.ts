@@ -13,6 +13,7 @@ import type {
 	TenantRecord,
 	UserRecord,
 } from "./records.ts";
+import type { WebhookDeliveryStore, WebhookEndpointStore } from "./webhooks.ts";
 
 /**
  * The storage port of as2kit: typed repositories per aggregate, a job queue with leases, an
@@ -43,6 +44,8 @@ export interface As2Store {
 	certificates: CertificateStore;
 	messages: MessageStore;
 	events: EventStore;
+	webhookEndpoints: WebhookEndpointStore;
+	webhookDeliveries: WebhookDeliveryStore;
 	idempotency: IdempotencyStore;
 	rateLimits: RateLimitStore;
 	usage: UsageStore;

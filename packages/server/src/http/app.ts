@@ -19,6 +19,7 @@ import { operationRoutes } from "./routes/operations.ts";
 import { partnerCheckRoutes } from "./routes/partner-checks.ts";
 import { partnerRoutes } from "./routes/partners.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
+import { webhookEndpointRoutes, webhookStatsRoutes } from "./routes/webhook-endpoints.ts";
 
 export interface AppOptions {
 	service: Service;
@@ -63,6 +64,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
 	app.route("/as2", as2Routes(clientIp));
+	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
+	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

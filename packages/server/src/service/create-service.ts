@@ -14,6 +14,7 @@ import { createPartnerService } from "./partners/partners.ts";
 import { createRateLimiter } from "./rate-limits.ts";
 import { deriveKey } from "./secrets/tokens.ts";
 import { createTenantService } from "./tenants.ts";
+import { createWebhookService } from "./webhooks/endpoints.ts";
 
 export interface ServiceOptions {
 	store: As2Store;
@@ -59,6 +60,7 @@ export function createService(options: ServiceOptions) {
 		partnerChecks: createPartnerChecks(deps, messages.keys),
 		certificates: createCertificateService(deps),
 		messages,
+		webhooks: createWebhookService(deps),
 	};
 }
 

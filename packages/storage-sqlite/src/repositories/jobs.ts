@@ -1,5 +1,5 @@
 import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { jobs, schedules } from "../schema.ts";
 
@@ -28,8 +28,14 @@ export function createJobStore(exec: Exec): JobStore {
 			}),
 		claim: ({ kinds, limit, workerId, leaseMs, now }) =>
 			exec((db) => {
-				const due: SQL[] = [lte(jobs.runAt, now), or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, now))!];
-				if (kinds) due.push(inArray(jobs.kind, [...kinds]));
+				// Unary + keeps SQLite from filtering through the kind or run_at indexes and then
+				// sorting every due job (milliseconds per claim with thousands due): it walks
+				// jobs_claim_idx in claim order instead and stops after `limit` matches.
+				const due: SQL[] = [
+					sql`+${jobs.runAt} <= ${now.getTime()}`,
+					or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, now))!,
+				];
+				if (kinds) due.push(inArray(sql`+${jobs.kind}`, [...kinds]));
 				// One statement: SQLite runs it atomically, so two claimers never take one job.
 				const picked = db
 					.select({ id: jobs.id })
