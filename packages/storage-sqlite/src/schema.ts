@@ -367,7 +367,10 @@ export const webhookEndpoints = sqliteTable(
 		createdAt: instant("created_at").notNull(),
 		updatedAt: instant("updated_at").notNull(),
 	},
-	(t) => [index("webhook_endpoints_tenant_created_idx").on(t.tenantId, t.createdAt)],
+	(t) => [
+		index("webhook_endpoints_tenant_created_idx").on(t.tenantId, t.createdAt),
+		index("webhook_endpoints_account_active_idx").on(t.accountId, t.active),
+	],
 );
 
 export const webhookDeliveries = sqliteTable(
