@@ -1,5 +1,3 @@
-import { AsnParser } from "@peculiar/asn1-schema";
-import { AlgorithmIdentifier } from "@peculiar/asn1-x509";
 import { CIPHERS, type ContentEncryptionAlgorithm, DES_CBC_OID, RC2_CBC_OID } from "../algorithms.ts";
 import {
 	childrenOf,
@@ -10,6 +8,7 @@ import {
 	expectTag,
 	parseTlv,
 	TAG,
+	tlvOid,
 	tlvSmallInteger,
 	toDefiniteLength,
 } from "../asn1/index.ts";
@@ -60,14 +59,11 @@ export function contentEncryptionAlgorithmIdentifier(
  * parameters out of range are UNSUPPORTED_ALGORITHM; broken encodings MALFORMED_CMS.
  */
 export function parseContentEncryptionAlgorithm(ber: Uint8Array): ContentCipher {
-	let identifier: AlgorithmIdentifier;
-	try {
-		identifier = AsnParser.parse(toDefiniteLength(ber), AlgorithmIdentifier);
-	} catch (error) {
-		throw new As2Error("MALFORMED_CMS", "cannot read contentEncryptionAlgorithm", { cause: error });
-	}
-	const oid = identifier.algorithm;
-	const parameters = identifier.parameters ? new Uint8Array(identifier.parameters) : undefined;
+	// AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }
+	const fields = childrenOf(expectTag(parseTlv(toDefiniteLength(ber)), TAG.SEQUENCE, "contentEncryptionAlgorithm"));
+	if (fields.length > 2) throw new As2Error("MALFORMED_CMS", "contentEncryptionAlgorithm has more than two fields");
+	const oid = tlvOid(fields[0], "contentEncryptionAlgorithm algorithm");
+	const parameters = fields[1]?.encoded;
 	const params = () => {
 		if (!parameters) throw new As2Error("MALFORMED_CMS", `contentEncryptionAlgorithm ${oid} without parameters`);
 		return parseTlv(parameters);
