@@ -13,7 +13,16 @@ import {
 	tlvSize,
 	toDefiniteLength,
 } from "../asn1/index.ts";
-import { ByteReader, type ByteSource, type Chunks, checkedOpen, collect, concatBytes } from "../bytes/index.ts";
+import {
+	ByteReader,
+	type ByteSource,
+	bufferedBytes,
+	type Chunks,
+	checkedOpen,
+	collect,
+	concatBytes,
+	sourceFromBytes,
+} from "../bytes/index.ts";
 import { deflateBytes, deflateChunks, inflateChunks } from "../crypto/index.ts";
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import {
@@ -71,8 +80,12 @@ export async function compress(content: ByteSource, opts: CompressOptions = {}):
 	}
 	// Small contents (most EDI) compress once, synchronously, and the result is kept: no
 	// second pass and no zlib stream round trips. Bounded by SMALL_CONTENT_BYTES.
-	const small =
-		content.size <= SMALL_CONTENT_BYTES ? deflateBytes(await collect(checkedOpen(content)), { level }) : undefined;
+	const buffered = bufferedBytes(content);
+	const small = buffered
+		? deflateBytes(buffered, { level })
+		: content.size <= SMALL_CONTENT_BYTES
+			? deflateBytes(await collect(checkedOpen(content)), { level })
+			: undefined;
 	let compressedSize = small?.byteLength ?? 0;
 	if (!small)
 		for await (const chunk of deflateChunks(checkedOpen(content), { level })) compressedSize += chunk.byteLength;
@@ -90,6 +103,8 @@ export async function compress(content: ByteSource, opts: CompressOptions = {}):
 		derHeader(0xa0, eContent.byteLength + compressedSize),
 		eContent,
 	]);
+	// Buffered path: the whole CompressedData as one array, for the next layer to take in one step.
+	if (buffered && small) return sourceFromBytes(concatBytes([prefix, small]));
 	return {
 		size: prefix.byteLength + compressedSize,
 		async *open() {

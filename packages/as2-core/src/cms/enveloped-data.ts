@@ -1,6 +1,14 @@
 import { CIPHERS, type ContentEncryptionAlgorithm } from "../algorithms.ts";
 import { BerReader, contextTag, derHeader, derInteger, derOid, derSetOf, TAG, tlvSize } from "../asn1/index.ts";
-import { ByteReader, type ByteSource, type Chunks, checkedOpen, concatBytes } from "../bytes/index.ts";
+import {
+	ByteReader,
+	type ByteSource,
+	bufferedBytes,
+	type Chunks,
+	checkedOpen,
+	concatBytes,
+	sourceFromBytes,
+} from "../bytes/index.ts";
 import {
 	cipherChunks,
 	createDecryptor,
@@ -96,6 +104,20 @@ export function encrypt(content: ByteSource, opts: EncryptOptions): ByteSource {
 	]);
 	const size = prefix.byteLength + cipherSize + trailerSize;
 
+	const buffered = bufferedBytes(content);
+	if (buffered) {
+		// Buffered path: the same cipher over the whole content in one call.
+		const cipher = createEncryptor(spec.nodeName, cek, iv, spec.aead ? { authTagLength: GCM_ICV_LENGTH } : {});
+		const body = cipher.update(buffered);
+		const last = cipher.final();
+		if (body.byteLength + last.byteLength !== cipherSize) {
+			throw new As2Error(
+				"INTERNAL_ERROR",
+				`cipher produced ${body.byteLength + last.byteLength} bytes, ${cipherSize} were declared`,
+			);
+		}
+		return sourceFromBytes(concatBytes([prefix, body, last, ...(spec.aead ? [macField(cipher.authTag())] : [])]));
+	}
 	return {
 		size,
 		async *open() {

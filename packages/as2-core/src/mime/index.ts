@@ -1,4 +1,4 @@
-export { canonicalizeLineEndings, canonicalSize, isTextMediaType } from "./canonicalize.ts";
+export { canonicalizeBytes, canonicalizeLineEndings, canonicalSize, isTextMediaType } from "./canonicalize.ts";
 export { type ContentType, formatHeaderValue, parseContentType, parseHeaderParams } from "./content-type.ts";
 export { type ParseMimeEntityOptions, parseMimeEntity, serializeMimeEntity } from "./entity.ts";
 export { MimeHeaders, parseHeaderBlock, serializeHeaders } from "./header.ts";
@@ -9,4 +9,4 @@ export {
 	readMultipart,
 } from "./multipart.ts";
 export { DEFAULT_MAX_HEADER_BYTES, type ReadHeaderBlockOptions, readHeaderBlock } from "./read-headers.ts";
-export { base64EncodedSize, decodeTransferEncoding, encodeBase64 } from "./transfer-encoding.ts";
+export { base64EncodedSize, decodeTransferEncoding, encodeBase64, encodeBase64Bytes } from "./transfer-encoding.ts";

@@ -224,6 +224,12 @@ export async function* encodeBase64(body: Chunks, lineLength = 76): Chunks {
 	if (last.byteLength > 0) yield last;
 }
 
+/** {@link encodeBase64} of bytes held in memory, in one step (the same bytes). */
+export function encodeBase64Bytes(bytes: Uint8Array, lineLength = 76): Uint8Array {
+	if (!Number.isInteger(lineLength) || lineLength < 1) throw new RangeError(`invalid base64 line length ${lineLength}`);
+	return new LineWriter(lineLength).write(toBase64(bytes), true);
+}
+
 /**
  * Exact byte count of `encodeBase64` for `n` input bytes, for lengths written ahead of the data
  * (RFC 5652 DER lengths, Content-Length).
