@@ -10,6 +10,7 @@ import {
 	sourceFromBytes,
 } from "../bytes/index.ts";
 import {
+	type ContentDecryptor,
 	cipherChunks,
 	createDecryptor,
 	createEncryptor,
@@ -39,6 +40,7 @@ import {
 	buildKeyTransRecipientInfo,
 	type ContentKey,
 	parseRecipientInfos,
+	type ReceivedKeyTrans,
 	type Recipient,
 	unwrapContentKey,
 } from "./recipient-info.ts";
@@ -166,7 +168,7 @@ export interface DecryptResult {
 	keyEncryption: "rsa" | "oaep";
 }
 
-const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
+export const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
 const CONTENT_FAILED = "content decryption failed: wrong key, bad padding or tampered data";
 
 /**
@@ -203,40 +205,18 @@ export async function decrypt(der: Chunks, opts: DecryptOptions): Promise<Decryp
 
 		ber.enter(await ber.expect(TAG.SEQUENCE, "EncryptedContentInfo"));
 		await ber.readPrimitive(await ber.expect(TAG.OID, "EncryptedContentInfo contentType"), 256, "contentType");
-		const cipher = parseContentEncryptionAlgorithm(await ber.readElement(4096, "contentEncryptionAlgorithm"));
-		if (cipher.aead !== (kind === "auth-enveloped-data")) {
-			throw new As2Error("UNSUPPORTED_ALGORITHM", `${cipher.algorithm} cannot be used in ${kind}`);
-		}
-		if (!isCipherAvailable(cipher.nodeName)) {
-			throw new As2Error(
-				"UNSUPPORTED_ALGORITHM",
-				`${cipher.algorithm.toUpperCase()} (${cipher.nodeName}) is not available in this runtime; Node on OpenSSL 3 needs --openssl-legacy-provider`,
-			);
-		}
+		const cipher = parseContentEncryptionAlgorithm(
+			await ber.readElement(MAX_ALGORITHM_BYTES, "contentEncryptionAlgorithm"),
+		);
+		checkContentCipher(kind, cipher);
 		const encrypted = await ber.readHeader();
-		if (encrypted.tagClass !== 2 || encrypted.tagNumber !== 0) {
-			throw new As2Error(
-				"MALFORMED_CMS",
-				"EncryptedContentInfo without encryptedContent (detached content is not supported)",
-			);
-		}
-		const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
-		let decryptor: ReturnType<typeof createDecryptor>;
-		try {
-			decryptor = createDecryptor(
-				cipher.nodeName,
-				contentKey.key,
-				cipher.iv,
-				cipher.aead ? { authTagLength: cipher.icvLength! } : {},
-			);
-		} catch (error) {
-			throw new As2Error("UNSUPPORTED_ALGORITHM", `cannot use ${cipher.nodeName}`, { cause: error });
-		}
+		if (encrypted.tagClass !== 2 || encrypted.tagNumber !== 0) throw noEncryptedContent();
+		const { decryptor, keyValid, keyEncryption } = startDecryption(recipients, opts, cipher);
 		return {
-			content: streamContent(ber, encrypted, cipher, decryptor, contentKey.valid),
+			content: streamContent(ber, encrypted, cipher, decryptor, keyValid),
 			kind,
 			algorithm: cipher.algorithm,
-			keyEncryption: contentKey.keyEncryption,
+			keyEncryption,
 		};
 	} catch (error) {
 		await input.return();
@@ -244,8 +224,63 @@ export async function decrypt(der: Chunks, opts: DecryptOptions): Promise<Decryp
 	}
 }
 
+/** Largest contentEncryptionAlgorithm element read (its parameters are an IV or GCM's). */
+export const MAX_ALGORITHM_BYTES = 4096;
+
+export const noEncryptedContent = () =>
+	new As2Error("MALFORMED_CMS", "EncryptedContentInfo without encryptedContent (detached content is not supported)");
+
+/** The algorithm must suit its container (RFC 5083: AEAD only in AuthEnvelopedData) and the runtime. */
+export function checkContentCipher(kind: DecryptResult["kind"], cipher: ContentCipher): void {
+	if (cipher.aead !== (kind === "auth-enveloped-data")) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `${cipher.algorithm} cannot be used in ${kind}`);
+	}
+	if (!isCipherAvailable(cipher.nodeName)) {
+		throw new As2Error(
+			"UNSUPPORTED_ALGORITHM",
+			`${cipher.algorithm.toUpperCase()} (${cipher.nodeName}) is not available in this runtime; Node on OpenSSL 3 needs --openssl-legacy-provider`,
+		);
+	}
+}
+
+/** Recovers the content-encryption key (RFC 3218 §2.3.2: a random one when none unwraps) and starts the cipher. */
+export function startDecryption(
+	recipients: ReadonlyArray<ReceivedKeyTrans>,
+	opts: DecryptOptions,
+	cipher: ContentCipher,
+): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: "rsa" | "oaep" } {
+	const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
+	try {
+		const decryptor = createDecryptor(
+			cipher.nodeName,
+			contentKey.key,
+			cipher.iv,
+			cipher.aead ? { authTagLength: cipher.icvLength! } : {},
+		);
+		return { decryptor, keyValid: contentKey.valid, keyEncryption: contentKey.keyEncryption };
+	} catch (error) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `cannot use ${cipher.nodeName}`, { cause: error });
+	}
+}
+
+/**
+ * The last block, once the whole ciphertext (and for GCM the tag) went in: a bad padding,
+ * a tag mismatch, and a key that did not unwrap are the same error at the same point.
+ */
+export function finishDecryption(decryptor: ContentDecryptor, keyValid: boolean): Uint8Array {
+	let last: Uint8Array;
+	try {
+		last = decryptor.final();
+	} catch (error) {
+		throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });
+	}
+	// The key was random (RFC 3218 §2.3.2): same error, same point, as a padding failure.
+	if (!keyValid) throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED);
+	return last;
+}
+
 function recoverKey(
-	recipients: ReturnType<typeof parseRecipientInfos>,
+	recipients: ReadonlyArray<ReceivedKeyTrans>,
 	identities: ReadonlyArray<DecryptIdentity>,
 	keyLength: number,
 ): ContentKey {
@@ -259,7 +294,7 @@ async function* streamContent(
 	ber: BerReader,
 	encrypted: Awaited<ReturnType<BerReader["readHeader"]>>,
 	cipher: ContentCipher,
-	decryptor: ReturnType<typeof createDecryptor>,
+	decryptor: ContentDecryptor,
 	keyValid: boolean,
 ): Chunks {
 	try {
@@ -268,14 +303,7 @@ async function* streamContent(
 		if (cipher.aead) decryptor.setAuthTag(await readMac(ber, cipher.icvLength!));
 		await ber.leave(); // EnvelopedData / AuthEnvelopedData: unprotectedAttrs or unauthAttrs skipped
 		await readContentInfoEnd(ber);
-		let last: Uint8Array;
-		try {
-			last = decryptor.final();
-		} catch (error) {
-			throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });
-		}
-		// The key was random (RFC 3218 §2.3.2): same error, same point, as a padding failure.
-		if (!keyValid) throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED);
+		const last = finishDecryption(decryptor, keyValid);
 		if (last.byteLength > 0) yield last;
 	} catch (error) {
 		throw isAs2Error(error) ? error : new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });
