@@ -1,6 +1,6 @@
 import { constants, publicEncrypt } from "node:crypto";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ContentEncryptionAlgorithm, DigestAlgorithm } from "../src/algorithms.ts";
 import { type PackOptions, pack } from "../src/as2/pack.ts";
 import { BUFFERED_MAX_BYTES, collect } from "../src/bytes/index.ts";
@@ -52,15 +52,6 @@ vi.mock("../src/crypto/key-transport.ts", async (importOriginal) => {
 		},
 	};
 });
-
-beforeEach(() => {
-	vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation((array) => {
-		const view = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-		view.set(repeatableBytes(view.byteLength));
-		return array;
-	});
-});
-afterEach(() => vi.restoreAllMocks());
 
 const { alice, bob, aliceSigner, bobIdentity } = parties();
 

@@ -33,6 +33,25 @@ export function digestBytes(algorithm: DigestAlgorithm, bytes: Uint8Array): Uint
 	return new Uint8Array(createHash(DIGESTS[algorithm].nodeName).update(bytes).digest());
 }
 
+/**
+ * Small requests (IVs, keys, boundaries, message ids: several per message) are served from a
+ * pool of CSPRNG output refilled 4 KiB at a time, as Node does for `randomUUID()`: one call
+ * into OpenSSL per hundred or so requests instead of one each. Served bytes are wiped from
+ * the pool, so it only ever holds bytes not yet handed out.
+ */
+const POOL_BYTES = 4096;
+const MAX_POOLED = 64;
+let pool = new Uint8Array(0);
+let pooled = 0;
+
 export function randomBytes(n: number): Uint8Array {
-	return new Uint8Array(nodeRandomBytes(n));
+	if (n > MAX_POOLED) return new Uint8Array(nodeRandomBytes(n));
+	if (pooled + n > pool.byteLength) {
+		pool = new Uint8Array(nodeRandomBytes(POOL_BYTES));
+		pooled = 0;
+	}
+	const out = pool.slice(pooled, pooled + n);
+	pool.fill(0, pooled, pooled + n);
+	pooled += n;
+	return out;
 }

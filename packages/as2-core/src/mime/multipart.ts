@@ -1,4 +1,5 @@
 import { ByteReader, type Chunks, concatBytes, toHex } from "../bytes/index.ts";
+import { randomBytes } from "../crypto/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 const CR = 0x0d;
@@ -73,7 +74,7 @@ export function checkBoundary(boundary: string): void {
  * (RFC 2045 §6.7 note, RFC 2046 §5.1.1).
  */
 export function multipartBoundary(): string {
-	return `----=_as2kit_${toHex(crypto.getRandomValues(new Uint8Array(16)))}`;
+	return `----=_as2kit_${toHex(randomBytes(16))}`;
 }
 
 async function* iterateParts(
