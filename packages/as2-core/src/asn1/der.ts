@@ -90,8 +90,16 @@ export function derOctetString(bytes: Uint8Array): Uint8Array {
 	return derTlv(TAG.OCTET_STRING, bytes);
 }
 
+const oids = new Map<string, Uint8Array>();
+
+/** OBJECT IDENTIFIER TLV. Memoised (a few dozen OIDs are ever written): do not modify the result. */
 export function derOid(oid: string): Uint8Array {
-	return derTlv(TAG.OID, encodeOid(oid));
+	let encoded = oids.get(oid);
+	if (!encoded) {
+		encoded = derTlv(TAG.OID, encodeOid(oid));
+		if (oids.size < 1024) oids.set(oid, encoded);
+	}
+	return encoded;
 }
 
 export function derNull(): Uint8Array {
