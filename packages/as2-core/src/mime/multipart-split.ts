@@ -80,7 +80,7 @@ function delimiterAt(bytes: Buffer, at: number, needleLength: number): Delimiter
 	if (k < window && bytes[k] === LF) return { kind: "delimiter", dataEnd, end: k + 1 };
 	if (k + 1 < window && bytes[k] === CR && bytes[k + 1] === LF) return { kind: "delimiter", dataEnd, end: k + 2 };
 	const undecided = k === window || (k === window - 1 && bytes[k] === CR);
-	if (undecided && window - tail === MAX_PADDING + 2) {
+	if (undecided && k - tail > MAX_PADDING) {
 		throw new As2Error("MALFORMED_MIME", `multipart delimiter line padded with over ${MAX_PADDING} bytes`);
 	}
 	return undefined;
