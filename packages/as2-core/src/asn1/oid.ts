@@ -1,3 +1,4 @@
+import { fromLatin1 } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 /**
@@ -29,8 +30,18 @@ export function encodeOid(oid: string): Uint8Array {
 
 /** Dotted form of OID content octets; MALFORMED_CMS when they are not a valid encoding. */
 export function decodeOid(content: Uint8Array): string {
-	return decodeSmallOid(content) ?? decodeAnyOid(content);
+	if (content.byteLength > 32) return decodeSmallOid(content) ?? decodeAnyOid(content);
+	const key = fromLatin1(content);
+	let oid = decodedOids.get(key);
+	if (oid === undefined) {
+		oid = decodeSmallOid(content) ?? decodeAnyOid(content);
+		if (decodedOids.size < 4096) decodedOids.set(key, oid);
+	}
+	return oid;
 }
+
+/** Decoded OIDs by their content octets: a message repeats the same few dozen. */
+const decodedOids = new Map<string, string>();
 
 /**
  * The common case in plain numbers: a valid encoding whose subidentifiers stay below 2^31

@@ -35,7 +35,8 @@ export function latin1(text: string): Uint8Array {
 export function fromLatin1(bytes: Uint8Array): string {
 	let s = "";
 	for (let i = 0; i < bytes.byteLength; i += 8192) {
-		s += String.fromCharCode(...bytes.subarray(i, i + 8192));
+		// `apply` takes the typed array as it is; a spread would first copy it into an array.
+		s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
 	}
 	return s;
 }

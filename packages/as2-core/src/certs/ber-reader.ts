@@ -1,5 +1,5 @@
 import { type BerHeader, decodeHeader, MAX_BER_DEPTH } from "../asn1/ber-header.ts";
-import { concatBytes } from "../bytes/index.ts";
+import { concatBytes, fromLatin1 } from "../bytes/index.ts";
 
 /**
  * A minimal in-memory BER TLV reader (X.690 §8) for hot paths: certificates, SignedData,
@@ -154,7 +154,21 @@ export function oidOf(bytes: Uint8Array, tlv: Tlv): string {
 	return decodeOid(contentOf(bytes, tlv));
 }
 
+/** Decoded OIDs by their content octets: a message repeats the same few dozen. */
+const decodedOids = new Map<string, string>();
+
 export function decodeOid(content: Uint8Array): string {
+	if (content.byteLength > 32) return decodeOidOnce(content);
+	const key = fromLatin1(content);
+	let oid = decodedOids.get(key);
+	if (oid === undefined) {
+		oid = decodeOidOnce(content);
+		if (decodedOids.size < 4096) decodedOids.set(key, oid);
+	}
+	return oid;
+}
+
+function decodeOidOnce(content: Uint8Array): string {
 	if (content.byteLength === 0 || (content[content.byteLength - 1]! & 0x80) !== 0) {
 		throw new BerError("BER: malformed OBJECT IDENTIFIER");
 	}

@@ -1,4 +1,4 @@
-import { createHash, type Hash, randomBytes as nodeRandomBytes } from "node:crypto";
+import { createHash, type Hash, hash, randomBytes as nodeRandomBytes } from "node:crypto";
 import { DIGESTS, type DigestAlgorithm } from "../algorithms.ts";
 
 /** An incremental hash; `copy()` forks the state (used to follow two MIC readings at once). */
@@ -18,7 +18,8 @@ class NodeDigest implements Digest {
 		this.hash.update(chunk);
 	}
 	digest(): Uint8Array {
-		return new Uint8Array(this.hash.digest());
+		const out = this.hash.digest();
+		return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 	}
 	copy(): Digest {
 		return new NodeDigest(this.algorithm, this.hash.copy());
@@ -30,7 +31,9 @@ export function createDigest(algorithm: DigestAlgorithm): Digest {
 }
 
 export function digestBytes(algorithm: DigestAlgorithm, bytes: Uint8Array): Uint8Array {
-	return new Uint8Array(createHash(DIGESTS[algorithm].nodeName).update(bytes).digest());
+	// One-shot crypto.hash (Node ≥ 20.12) skips the Hash object.
+	const out = hash(DIGESTS[algorithm].nodeName, bytes, "buffer");
+	return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /**
