@@ -175,8 +175,9 @@ const CONTENT_FAILED = "content decryption failed: wrong key, bad padding or tam
  * Decrypts a CMS EnvelopedData or AuthEnvelopedData, BER (indefinite lengths, constructed
  * OCTET STRINGs, as `openssl cms -stream` sends) or DER. Resolves once the header is read
  * and the content key recovered; the content then streams. Key transport is RSA PKCS#1
- * v1.5 or OAEP; content encryption 3DES, AES-CBC, AES-GCM, and RC2 or DES when the runtime
- * has them (Node on OpenSSL 3 needs `--openssl-legacy-provider`).
+ * v1.5 or OAEP; content encryption 3DES, AES-CBC, AES-GCM, RC2 (RFC 3370 §5.2, 40, 64 or 128
+ * effective bits, for legacy partners: our own implementation, decryption only) and single
+ * DES when the runtime has it (Node on OpenSSL 3 needs `--openssl-legacy-provider`).
  *
  * Errors: MALFORMED_CMS (structure, truncation), UNSUPPORTED_ALGORITHM, MESSAGE_TOO_LARGE (a
  * header element past `maxHeaderBytes`), DECRYPTION_FAILED (no RSA recipient; anything
@@ -251,12 +252,10 @@ export function startDecryption(
 ): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: "rsa" | "oaep" } {
 	const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
 	try {
-		const decryptor = createDecryptor(
-			cipher.nodeName,
-			contentKey.key,
-			cipher.iv,
-			cipher.aead ? { authTagLength: cipher.icvLength! } : {},
-		);
+		const decryptor = createDecryptor(cipher.nodeName, contentKey.key, cipher.iv, {
+			...(cipher.aead ? { authTagLength: cipher.icvLength! } : {}),
+			...(cipher.effectiveKeyBits ? { effectiveKeyBits: cipher.effectiveKeyBits } : {}),
+		});
 		return { decryptor, keyValid: contentKey.valid, keyEncryption: contentKey.keyEncryption };
 	} catch (error) {
 		throw new As2Error("UNSUPPORTED_ALGORITHM", `cannot use ${cipher.nodeName}`, { cause: error });
