@@ -118,6 +118,10 @@ export function derInteger(value: number | bigint | Uint8Array): Uint8Array {
 		const pad = magnitude.byteLength === 0 || (magnitude[0]! & 0x80) !== 0;
 		return derTlv(TAG.INTEGER, pad ? Uint8Array.of(0) : new Uint8Array(0), magnitude);
 	}
+	// Versions and small parameters: one content octet.
+	if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 0x80) {
+		return Uint8Array.of(TAG.INTEGER, 1, value);
+	}
 	let v = BigInt(value);
 	const bytes: number[] = [];
 	// Two's complement, shortest form: stop when the remaining value is the sign extension.
