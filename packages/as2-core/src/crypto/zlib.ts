@@ -90,9 +90,15 @@ export function inflateSmall(input: Uint8Array): Uint8Array | undefined {
 
 /** One-shot deflate for small contents; same bytes as {@link deflateChunks} at the same level. */
 export function deflateBytes(input: Uint8Array, options: { level?: number } = {}): Uint8Array {
-	const out = deflateSync(input, { level: options.level ?? 6, chunkSize: ZLIB_CHUNK_SIZE });
+	const level = options.level ?? 6;
+	// The compressed stream does not depend on the size of zlib's output buffer, except when
+	// storing (level 0): a small input gets a small buffer instead of 64 KiB per message.
+	const chunkSize = level > 0 && input.byteLength <= ZLIB_CHUNK_SIZE ? SMALL_CHUNK_SIZE : ZLIB_CHUNK_SIZE;
+	const out = deflateSync(input, { level, chunkSize });
 	return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
+
+const SMALL_CHUNK_SIZE = 16 * 1024;
 
 async function* fixedChunks(input: Chunks, size: number): Chunks {
 	let pending = new Uint8Array(size);
