@@ -50,13 +50,26 @@ export function derHeader(tag: number, length: number): Uint8Array {
 
 /** Size of a whole TLV whose content is `contentLength` bytes (single identifier octet). */
 export function tlvSize(contentLength: number): number {
-	return 1 + derLength(contentLength).byteLength + contentLength;
+	if (!Number.isSafeInteger(contentLength) || contentLength < 0) throw new RangeError(`invalid DER length ${contentLength}`);
+	// X.690 §8.1.3: one octet below 128, else one plus the octets of the length.
+	let lengthOctets = 1;
+	if (contentLength >= 0x80) for (let v = contentLength; v > 0; v = Math.floor(v / 256)) lengthOctets++;
+	return 1 + lengthOctets + contentLength;
 }
 
-/** A TLV around the concatenated parts. */
+/** A TLV around the concatenated parts, written once into one array. */
 export function derTlv(tag: number, ...parts: Uint8Array[]): Uint8Array {
-	const content = concatBytes(parts);
-	return concatBytes([derHeader(tag, content.byteLength), content]);
+	let size = 0;
+	for (const part of parts) size += part.byteLength;
+	const header = derHeader(tag, size);
+	const out = new Uint8Array(header.byteLength + size);
+	out.set(header);
+	let offset = header.byteLength;
+	for (const part of parts) {
+		out.set(part, offset);
+		offset += part.byteLength;
+	}
+	return out;
 }
 
 export function derSequence(...parts: Uint8Array[]): Uint8Array {
