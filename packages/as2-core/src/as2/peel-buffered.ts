@@ -10,13 +10,13 @@ import {
 	splitMultipart,
 } from "../mime/index.ts";
 import { HeaderEndScanner } from "../mime/read-headers.ts";
-import { looksLikeBase64Bytes } from "./peel-streaming.ts";
 import {
 	type Context,
 	decompressOptions,
 	enterLayer,
 	finishSignedLayer,
 	layerKindOf,
+	looksLikeBase64Bytes,
 	MAX_OPAQUE_SIGNED_BYTES,
 	MAX_SIGNATURE_BYTES,
 	openOpaqueSigned,

@@ -17,6 +17,7 @@ import {
 	enterLayer,
 	finishSignedLayer,
 	layerKindOf,
+	looksLikeBase64Bytes,
 	MAX_OPAQUE_SIGNED_BYTES,
 	MAX_SIGNATURE_BYTES,
 	openOpaqueSigned,
@@ -145,10 +146,4 @@ async function* tap(chunks: Chunks, digests: Digest[]): Chunks {
 
 async function looksLikeBase64(reader: ByteReader): Promise<boolean> {
 	return looksLikeBase64Bytes(await reader.peek(64));
-}
-
-/** A CMS body that is not DER but base64 text (first 64 bytes looked at). */
-export function looksLikeBase64Bytes(body: Uint8Array): boolean {
-	const head = body.subarray(0, 64);
-	return head.byteLength > 0 && /^[A-Za-z0-9+/=\r\n]+$/.test(Buffer.from(head).toString("latin1"));
 }

@@ -64,6 +64,12 @@ export function layerKindOf(contentType: ContentType): "multipart-signed" | "cms
 	return "plain";
 }
 
+/** Tolerated: a CMS body that is not DER but base64 text sent without saying so (first 64 bytes looked at). */
+export function looksLikeBase64Bytes(body: Uint8Array): boolean {
+	const head = body.subarray(0, 64);
+	return head.byteLength > 0 && /^[A-Za-z0-9+/=\r\n]+$/.test(Buffer.from(head).toString("latin1"));
+}
+
 /** RFC 4130 §7.3.1: unsigned, unencrypted → MIC over the content (the body as received, decoded). */
 export function startPlainMic(context: Context): Digest {
 	context.plainMic = createDigest(context.requestedMic ?? "sha256");
