@@ -1,4 +1,3 @@
-import { concatBytes } from "../bytes/index.ts";
 import { encodeOid } from "./oid.ts";
 
 /**
@@ -50,7 +49,8 @@ export function derHeader(tag: number, length: number): Uint8Array {
 
 /** Size of a whole TLV whose content is `contentLength` bytes (single identifier octet). */
 export function tlvSize(contentLength: number): number {
-	if (!Number.isSafeInteger(contentLength) || contentLength < 0) throw new RangeError(`invalid DER length ${contentLength}`);
+	if (!Number.isSafeInteger(contentLength) || contentLength < 0)
+		throw new RangeError(`invalid DER length ${contentLength}`);
 	// X.690 §8.1.3: one octet below 128, else one plus the octets of the length.
 	let lengthOctets = 1;
 	if (contentLength >= 0x80) for (let v = contentLength; v > 0; v = Math.floor(v / 256)) lengthOctets++;
