@@ -79,13 +79,15 @@ export class SqliteConnection {
 	 */
 	private atomically<T>(op: (db: Db) => T): T {
 		const client = this.db.$client;
-		client.exec("BEGIN");
+		// Prepared (and cached) rather than exec'd: parsing BEGIN and COMMIT again for every
+		// statement cost more than most of the statements they wrap.
+		client.prepare("BEGIN").run();
 		try {
 			const result = op(this.db);
-			client.exec("COMMIT");
+			client.prepare("COMMIT").run();
 			return result;
 		} catch (error) {
-			if (client.inTransaction) client.exec("ROLLBACK");
+			if (client.inTransaction) client.prepare("ROLLBACK").run();
 			throw error;
 		}
 	}

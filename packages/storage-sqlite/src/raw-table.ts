@@ -10,6 +10,13 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 	const columns = Object.entries(getTableColumns(table)) as [string, (typeof table)["_"]["columns"][string]][];
 	const name = getTableName(table);
 	const list = columns.map(([, column]) => `"${column.name}"`).join(", ");
+	const keyed = new Map(columns);
+	const byKey = (key: string) => {
+		const column = keyed.get(key);
+		if (!column) throw new Error(`${name} has no column for ${key}`);
+		return column;
+	};
+	const setClauses = new Map<string, string>();
 	return {
 		name,
 		/** `"a", "b", …` in the table's order. */
@@ -23,6 +30,40 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 				return column.mapToDriverValue(value);
 			});
 		},
+		/** `"alias"."a", "alias"."b", …`: this table's columns in a join read as arrays (fromArray). */
+		qualifiedColumns(alias: string): string {
+			return columns.map(([, column]) => `"${alias}"."${column.name}"`).join(", ");
+		},
+		/**
+		 * `"a" = ?, "b" = ?` for the keys of a patch, with its parameters: the SET clause of an
+		 * update. The text depends only on which keys the patch has, so statements stay cached.
+		 */
+		setClause(patch: object): { sql: string; params: unknown[] } {
+			const keys = Object.keys(patch).filter((key) => (patch as Record<string, unknown>)[key] !== undefined);
+			const signature = keys.join(",");
+			let sql = setClauses.get(signature);
+			if (sql === undefined) {
+				sql = keys.map((key) => `"${byKey(key).name}" = ?`).join(", ");
+				setClauses.set(signature, sql);
+			}
+			const params = keys.map((key) => {
+				const value = (patch as Record<string, unknown>)[key];
+				return value === null ? null : byKey(key).mapToDriverValue(value);
+			});
+			return { sql, params };
+		},
+		/** A row read in raw (array) mode, this table's columns starting at `start`. */
+		fromArray(values: unknown[], start = 0): T["$inferSelect"] {
+			const out: Record<string, unknown> = {};
+			for (let i = 0; i < columns.length; i++) {
+				const [key, column] = columns[i]!;
+				const value = values[start + i];
+				out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+			}
+			return out as T["$inferSelect"];
+		},
+		/** How many columns the table has: where the next table's columns start in a join row. */
+		width: columns.length,
 		fromRow(row: Record<string, unknown>): T["$inferSelect"] {
 			const out: Record<string, unknown> = {};
 			for (const [key, column] of columns) {

@@ -2,33 +2,33 @@ import { randomUUID } from "node:crypto";
 import type { RateLimitStore, TakeResult, UsageStore } from "@as2kit/core/store";
 import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
+
+const BUCKETS = rawTable(rateBuckets);
+const BUCKET = `select ${BUCKETS.columns} from "rate_buckets" where "key" = ?`;
+const PUT_BUCKET = `${BUCKETS.insertSql} on conflict ("key") do update set "tokens" = excluded."tokens", "updated_at" = excluded."updated_at"`;
 
 export function createRateLimitStore(exec: Exec): RateLimitStore {
 	return {
+		// Every API request takes a token: plain SQL on the hot path (raw-table.ts). The read and
+		// the write are one unit (the connection runs each exec as one transaction).
 		take: ({ key, capacity, refillPerSecond, now }) =>
-			exec((db) =>
-				db.transaction(
-					(tx): TakeResult => {
-						const bucket = tx.select().from(rateBuckets).where(eq(rateBuckets.key, key)).get();
-						const elapsed = bucket ? Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000 : 0;
-						const available = bucket ? Math.min(capacity, bucket.tokens + elapsed * refillPerSecond) : capacity;
-						const allowed = available >= 1;
-						const tokens = allowed ? available - 1 : available;
-						tx.insert(rateBuckets)
-							.values({ key, tokens, updatedAt: now })
-							.onConflictDoUpdate({ target: rateBuckets.key, set: { tokens, updatedAt: now } })
-							.run();
-						return {
-							allowed,
-							remaining: Math.floor(tokens),
-							resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
-							retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
-						};
-					},
-					{ behavior: "immediate" },
-				),
-			),
+			exec((db): TakeResult => {
+				const row = db.$client.prepare(BUCKET).get(key) as Record<string, unknown> | undefined;
+				const bucket = row ? BUCKETS.fromRow(row) : undefined;
+				const elapsed = bucket ? Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000 : 0;
+				const available = bucket ? Math.min(capacity, bucket.tokens + elapsed * refillPerSecond) : capacity;
+				const allowed = available >= 1;
+				const tokens = allowed ? available - 1 : available;
+				db.$client.prepare(PUT_BUCKET).run(...BUCKETS.toParams({ key, tokens, updatedAt: now }));
+				return {
+					allowed,
+					remaining: Math.floor(tokens),
+					resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
+					retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
+				};
+			}),
 		acquireSlot: ({ key, limit, now, expiresAt }) =>
 			exec((db) =>
 				db.transaction(

@@ -8,6 +8,8 @@ import { window } from "./pagination.ts";
 // Every message is written once and read by each job: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(messages);
 const BY_ID = `select ${RAW.columns} from "messages" where "id" = ?`;
+const BY_MESSAGE_ID = `select ${RAW.columns} from "messages" where "tenant_id" = ? and "message_id" = ? and "direction" = ? order by "created_at" desc limit 1`;
+const BY_MESSAGE_ID_OF_PARTNER = `select ${RAW.columns} from "messages" where "tenant_id" = ? and "message_id" = ? and "direction" = ? and "partner_id" = ? order by "created_at" desc limit 1`;
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
 export function createMessageStore(exec: Exec): MessageStore {
@@ -29,19 +31,12 @@ export function createMessageStore(exec: Exec): MessageStore {
 			}),
 		findByMessageId: (tenantId, messageId, filter) =>
 			exec((db) => {
-				const conditions: SQL[] = [
-					eq(messages.tenantId, tenantId),
-					eq(messages.messageId, messageId),
-					eq(messages.direction, filter.direction),
-				];
-				if (filter.partnerId) conditions.push(eq(messages.partnerId, filter.partnerId));
-				const row = db
-					.select()
-					.from(messages)
-					.where(and(...conditions))
-					.orderBy(desc(messages.createdAt))
-					.get();
-				return row ? toMessage(row) : null;
+				const row = (
+					filter.partnerId
+						? db.$client.prepare(BY_MESSAGE_ID_OF_PARTNER).get(tenantId, messageId, filter.direction, filter.partnerId)
+						: db.$client.prepare(BY_MESSAGE_ID).get(tenantId, messageId, filter.direction)
+				) as Record<string, unknown> | undefined;
+				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
 		list: (tenantId, filter, page) =>
 			exec((db) => {
@@ -83,18 +78,18 @@ export function createMessageStore(exec: Exec): MessageStore {
 			}),
 		transition: (id, from, patch) =>
 			exec((db) => {
-				const row = db
-					.update(messages)
-					.set(patch)
-					.where(and(eq(messages.id, id), inArray(messages.status, [...from])))
-					.returning()
-					.get();
-				return row ? toMessage(row) : null;
+				const set = RAW.setClause(patch);
+				const statuses = from.map(() => "?").join(", ");
+				const sql = `update "messages" set ${set.sql} where "id" = ? and "status" in (${statuses}) returning ${RAW.columns}`;
+				const row = db.$client.prepare(sql).get(...set.params, id, ...from) as Record<string, unknown> | undefined;
+				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
 		update: (id, patch) =>
 			exec((db) => {
-				const row = db.update(messages).set(patch).where(eq(messages.id, id)).returning().get();
-				return row ? toMessage(row) : null;
+				const set = RAW.setClause(patch);
+				const sql = `update "messages" set ${set.sql} where "id" = ? returning ${RAW.columns}`;
+				const row = db.$client.prepare(sql).get(...set.params, id) as Record<string, unknown> | undefined;
+				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
 		listMdnOverdue: (now, limit) =>
 			exec((db) =>

@@ -7,6 +7,7 @@ import type {
 } from "@as2kit/core/store";
 import { and, asc, count, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { partnerOverrides, partners } from "../schema.ts";
 import { window } from "./pagination.ts";
 
@@ -60,6 +61,23 @@ function searchOn(term: string, ...columns: SQL[]): SQL {
 	return or(...columns.map((column) => sql`lower(${column}) LIKE ${pattern} ESCAPE '\\'`))!;
 }
 
+const PARTNERS = rawTable(partners);
+const OVERRIDES = rawTable(partnerOverrides);
+const VISIBLE = `select ${PARTNERS.qualifiedColumns("p")}, ${OVERRIDES.qualifiedColumns("o")} from "partners" "p"
+	left join "partner_overrides" "o" on "o"."master_partner_id" = "p"."id" and "o"."tenant_id" = ?`;
+const VISIBLE_TO = `("p"."tenant_id" = ? or ("p"."tenant_id" is null and "p"."account_id" = ?)) and "p"."deleted_at" is null`;
+const VISIBLE_BY_ID = `${VISIBLE} where "p"."id" = ? and ${VISIBLE_TO}`;
+const VISIBLE_BY_AS2_ID = `${VISIBLE} where "p"."as2_id" = ? and ${VISIBLE_TO} order by "p"."tenant_id" is null limit 1`;
+
+/** A partner left-joined with its override, read as one array: the partner's columns, then the override's. */
+function fromJoinRow(values: unknown[]): PartnerRow {
+	const overridden = values[PARTNERS.width] !== null;
+	return {
+		partner: toPartner(PARTNERS.fromArray(values)),
+		override: overridden ? toOverride(OVERRIDES.fromArray(values, PARTNERS.width)) : null,
+	};
+}
+
 export function createPartnerStore(exec: Exec): PartnerStore {
 	return {
 		create: (partner) =>
@@ -88,26 +106,21 @@ export function createPartnerStore(exec: Exec): PartnerStore {
 					.get();
 				return row ? toPartner(row) : null;
 			}),
+		// Every message reads its partner: plain SQL on the hot path (raw-table.ts).
 		findVisible: (tenantId, accountId, id) =>
 			exec((db) => {
-				const row = db
-					.select()
-					.from(partners)
-					.leftJoin(partnerOverrides, overrideJoin(tenantId))
-					.where(and(eq(partners.id, id), visibleTo(tenantId, accountId), live))
-					.get();
-				return row ? toRow(row) : null;
+				const row = db.$client.prepare(VISIBLE_BY_ID).raw(true).get(tenantId, id, tenantId, accountId) as
+					| unknown[]
+					| undefined;
+				return row ? fromJoinRow(row) : null;
 			}),
 		findVisibleByAs2Id: (tenantId, accountId, as2Id) =>
 			exec((db) => {
-				const rows = db
-					.select()
-					.from(partners)
-					.leftJoin(partnerOverrides, overrideJoin(tenantId))
-					.where(and(eq(partners.as2Id, as2Id), visibleTo(tenantId, accountId), live))
-					.all()
-					.map(toRow);
-				return rows.find((r) => r.partner.tenantId !== null) ?? rows[0] ?? null;
+				// The tenant's own partner wins over a master partner of the same AS2 id.
+				const row = db.$client.prepare(VISIBLE_BY_AS2_ID).raw(true).get(tenantId, as2Id, tenantId, accountId) as
+					| unknown[]
+					| undefined;
+				return row ? fromJoinRow(row) : null;
 			}),
 		list: (tenantId, accountId, filter, page) =>
 			exec((db) => {

@@ -1,5 +1,5 @@
 import type { TenantRecord, TenantStore } from "@as2kit/core/store";
-import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { tenants } from "../schema.ts";
@@ -26,22 +26,22 @@ export function createTenantStore(exec: Exec): TenantStore {
 					.where(and(eq(tenants.accountId, accountId), eq(tenants.slug, slug)))
 					.get(),
 			).then(orNull(toTenant)),
+		// Every request of an account key without X-Tenant-ID reads the first tenant: plain SQL.
 		list: (accountId, page, filter) =>
 			exec((db) => {
-				const conditions: SQL[] = [eq(tenants.accountId, accountId)];
-				if (filter?.ids) conditions.push(inArray(tenants.id, [...filter.ids]));
-				const where = and(...conditions);
+				const ids = filter?.ids ? [...filter.ids] : null;
+				const where = ids
+					? `"account_id" = ? and "id" in (${ids.map(() => "?").join(", ") || "null"})`
+					: `"account_id" = ?`;
+				const params = ids ? [accountId, ...ids] : [accountId];
 				const { limit, offset } = window(page);
-				const items = db
-					.select()
-					.from(tenants)
-					.where(where)
-					.orderBy(asc(tenants.createdAt), asc(tenants.id))
-					.limit(limit)
-					.offset(offset)
-					.all();
-				const total = db.select({ n: count() }).from(tenants).where(where).get()?.n ?? 0;
-				return { items: items.map(toTenant), total };
+				const items = db.$client
+					.prepare(`select ${RAW.columns} from "tenants" where ${where} order by "created_at", "id" limit ? offset ?`)
+					.all(...params, limit, offset) as Record<string, unknown>[];
+				const total = (
+					db.$client.prepare(`select count(*) as n from "tenants" where ${where}`).get(...params) as { n: number }
+				).n;
+				return { items: items.map((row) => toTenant(RAW.fromRow(row))), total };
 			}),
 		update: (accountId, id, patch) =>
 			exec((db) =>
