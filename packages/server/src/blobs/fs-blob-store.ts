@@ -8,7 +8,7 @@ import {
 	statSync,
 	writeFileSync,
 } from "node:fs";
-import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -36,7 +36,6 @@ export function createFsBlobStore(root: string): BlobStore {
 		if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
 		return join(root, key);
 	};
-	const sidecar = (path: string) => `${path}.sha256`;
 	const madeDirectories = new Set<string>();
 	const ensureDirectory = (path: string) => {
 		const directory = dirname(path);
@@ -81,13 +80,11 @@ export function createFsBlobStore(root: string): BlobStore {
 				const sha256 = hash.digest("hex");
 				if (!out) {
 					writeFileSync(temporary, held.length === 1 ? held[0]! : concatBytes(held), { flag: "wx" });
-					writeFileSync(sidecar(path), sha256);
 					renameSync(temporary, path);
 					return { key, bytes, sha256 };
 				}
 				out.end();
 				await finished(out);
-				await writeFile(sidecar(path), sha256);
 				await rename(temporary, path);
 				return { key, bytes, sha256 };
 			} catch (error) {
@@ -119,21 +116,22 @@ export function createFsBlobStore(root: string): BlobStore {
 			return Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
 		},
 
+		// The digest is computed again rather than kept beside the blob: put returns it to the
+		// caller, who records it; stat is rare, and a second file per blob cost every put.
 		async stat(key): Promise<BlobInfo | null> {
 			const path = pathOf(key);
 			try {
 				const info = await stat(path);
-				const sha256 = await readFile(sidecar(path), "utf8").catch(() => "");
-				return { key, bytes: info.size, sha256 };
+				const hash = createHash("sha256");
+				for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+				return { key, bytes: info.size, sha256: hash.digest("hex") };
 			} catch {
 				return null;
 			}
 		},
 
 		async delete(key) {
-			const path = pathOf(key);
-			await rm(path, { force: true });
-			await rm(sidecar(path), { force: true });
+			await rm(pathOf(key), { force: true });
 		},
 	};
 }

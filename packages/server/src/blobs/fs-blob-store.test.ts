@@ -1,0 +1,76 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isAs2Error } from "@as2kit/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFsBlobStore } from "./fs-blob-store.ts";
+
+const roots: string[] = [];
+afterEach(() => {
+	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function store() {
+	const root = mkdtempSync(join(tmpdir(), "as2kit-blob-test-"));
+	roots.push(root);
+	return { root, blobs: createFsBlobStore(root) };
+}
+
+/** `bytes` as a stream of chunks of at most 64 KiB, as a request body arrives. */
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+	let offset = 0;
+	return new ReadableStream({
+		pull(controller) {
+			if (offset >= bytes.byteLength) return controller.close();
+			controller.enqueue(bytes.subarray(offset, offset + 65536));
+			offset += 65536;
+		},
+	});
+}
+
+async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Buffer> {
+	if (!stream) throw new Error("no blob");
+	const chunks: Uint8Array[] = [];
+	for await (const chunk of stream) chunks.push(chunk);
+	return Buffer.concat(chunks);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+describe("fs blob store", () => {
+	// 10 KB takes the one-call write path, 1 MB the streamed one.
+	for (const size of [0, 10_240, 1_048_576]) {
+		it(`stores ${size} bytes and reads back the same bytes, size and digest`, async () => {
+			const { root, blobs } = store();
+			const bytes = randomBytes(size);
+			const info = await blobs.put("tnt_1/msg_1/payload", streamOf(bytes));
+			expect(info).toEqual({ key: "tnt_1/msg_1/payload", bytes: size, sha256: sha256(bytes) });
+			expect((await readAll(await blobs.get(info.key))).equals(bytes)).toBe(true);
+			expect(await blobs.stat(info.key)).toEqual(info);
+			// One file per blob, no temporary left behind.
+			expect(readdirSync(join(root, "tnt_1/msg_1"))).toEqual(["payload"]);
+			await blobs.delete(info.key);
+			expect(await blobs.get(info.key)).toBeNull();
+			expect(await blobs.stat(info.key)).toBeNull();
+		});
+	}
+
+	it("refuses a payload over maxBytes, on either path, and keeps nothing", async () => {
+		const { root, blobs } = store();
+		for (const [size, maxBytes] of [
+			[2_000, 1_000],
+			[1_048_576, 300_000],
+		] as const) {
+			const error = await blobs.put(`k/${size}`, streamOf(randomBytes(size)), { maxBytes }).catch((e) => e);
+			expect(isAs2Error(error) && error.code).toBe("PAYLOAD_TOO_LARGE");
+		}
+		expect(readdirSync(join(root, "k"))).toEqual([]);
+	});
+
+	it("refuses keys that could leave its directory", async () => {
+		const { blobs } = store();
+		await expect(blobs.put("../escape", streamOf(new Uint8Array(1)))).rejects.toThrow(/unsafe blob key/);
+		await expect(blobs.get("/etc/passwd")).rejects.toThrow(/unsafe blob key/);
+	});
+});
