@@ -138,6 +138,31 @@ export const messageTests = {
 		const second = await store.messages.list("tnt_000001", {}, { page: 2, perPage: 3 });
 		expect([second.total, second.items.map((m) => m.id)]).toEqual([4, ["msg_000001"]]);
 	},
+	"messages - a count limit makes a large total a lower bound past the page": async ({ store }) => {
+		for (let i = 1; i <= 7; i++) await store.messages.create(message(`msg_00000${i}`, { createdAt: at(i) }));
+		const list = (page: number, perPage: number, countLimit?: number) =>
+			store.messages.list("tnt_000001", {}, { page, perPage, ...(countLimit === undefined ? {} : { countLimit }) });
+		expect(await list(1, 2)).toMatchObject({ total: 7 });
+		expect((await list(1, 2)).totalExact).not.toBe(false);
+		expect(await list(1, 2, 100)).toMatchObject({ total: 7 });
+		// Adapters may count exactly; a capped total is at least one past the page and never above the truth.
+		for (const [page, perPage, countLimit] of [
+			[1, 2, 1],
+			[2, 2, 1],
+			[1, 3, 2],
+		] as const) {
+			const result = await list(page, perPage, countLimit);
+			expect(result.items).toHaveLength(perPage);
+			if (result.totalExact === false) {
+				expect(result.total).toBeGreaterThan(page * perPage);
+				expect(result.total).toBeLessThan(7);
+			} else expect(result.total).toBe(7);
+		}
+		// The last page, even with a limit, knows the total; so does a page past the end.
+		expect(await list(4, 2, 1)).toMatchObject({ total: 7, items: [{ id: "msg_000001" }] });
+		expect((await list(4, 2, 1)).totalExact).not.toBe(false);
+		expect(await list(9, 2, 1)).toMatchObject({ total: 7, items: [] });
+	},
 	"messages - a transition applies only from the given states, once under a race": async ({ store }) => {
 		await store.messages.create(message("msg_000001"));
 		const racers = await Promise.all(
