@@ -329,12 +329,22 @@ export const messages = sqliteTable(
 		updatedAt: instant("updated_at").notNull(),
 	},
 	(t) => [
-		// Lists are per tenant, newest first, optionally narrowed: one index per common filter.
-		index("messages_tenant_created_idx").on(t.tenantId, t.createdAt),
-		index("messages_tenant_status_idx").on(t.tenantId, t.status, t.createdAt),
-		index("messages_tenant_partner_idx").on(t.tenantId, t.partnerId, t.createdAt),
-		index("messages_tenant_direction_idx").on(t.tenantId, t.direction, t.createdAt),
-		index("messages_tenant_mdn_status_idx").on(t.tenantId, t.mdnStatus, t.createdAt),
+		// GET /v1/messages: per tenant, newest first (created_at, then id), narrowed by any filter.
+		// Each filter has an index that ends in the list's order, so a page reads only its rows and
+		// a (capped) count reads index entries alone; id is there so ties need no sort.
+		index("messages_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+		index("messages_tenant_status_idx").on(t.tenantId, t.status, t.createdAt, t.id),
+		index("messages_tenant_partner_idx").on(t.tenantId, t.partnerId, t.createdAt, t.id),
+		// "This partner's failed messages" is the combination people ask for most.
+		index("messages_tenant_partner_status_idx").on(t.tenantId, t.partnerId, t.status, t.createdAt, t.id),
+		index("messages_tenant_direction_idx").on(t.tenantId, t.direction, t.createdAt, t.id),
+		index("messages_tenant_mdn_status_idx").on(t.tenantId, t.mdnStatus, t.createdAt, t.id),
+		index("messages_tenant_environment_idx").on(t.tenantId, t.environment, t.createdAt, t.id),
+		index("messages_tenant_content_type_idx").on(t.tenantId, t.contentType, t.createdAt, t.id),
+		index("messages_tenant_encrypted_idx").on(t.tenantId, t.encrypted, t.createdAt, t.id),
+		index("messages_tenant_signed_idx").on(t.tenantId, t.signed, t.createdAt, t.id),
+		// has_errors=true is the rare side; has_errors=false is most messages and needs no index.
+		index("messages_tenant_errors_idx").on(t.tenantId, t.createdAt, t.id).where(sql`${t.errorCode} IS NOT NULL`),
 		index("messages_message_id_idx").on(t.tenantId, t.messageId),
 		// A partner's inbound Message-ID is stored once (decisions.md: duplicates are not stored twice).
 		uniqueIndex("messages_inbound_unique_idx")

@@ -1,0 +1,16 @@
+DROP INDEX `messages_tenant_created_idx`;--> statement-breakpoint
+DROP INDEX `messages_tenant_status_idx`;--> statement-breakpoint
+DROP INDEX `messages_tenant_partner_idx`;--> statement-breakpoint
+DROP INDEX `messages_tenant_direction_idx`;--> statement-breakpoint
+DROP INDEX `messages_tenant_mdn_status_idx`;--> statement-breakpoint
+CREATE INDEX `messages_tenant_partner_status_idx` ON `messages` (`tenant_id`,`partner_id`,`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_environment_idx` ON `messages` (`tenant_id`,`environment`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_content_type_idx` ON `messages` (`tenant_id`,`content_type`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_encrypted_idx` ON `messages` (`tenant_id`,`encrypted`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_signed_idx` ON `messages` (`tenant_id`,`signed`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_errors_idx` ON `messages` (`tenant_id`,`created_at`,`id`) WHERE "messages"."error_code" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `messages_tenant_created_idx` ON `messages` (`tenant_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_status_idx` ON `messages` (`tenant_id`,`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_partner_idx` ON `messages` (`tenant_id`,`partner_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_direction_idx` ON `messages` (`tenant_id`,`direction`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `messages_tenant_mdn_status_idx` ON `messages` (`tenant_id`,`mdn_status`,`created_at`,`id`);
