@@ -51,16 +51,33 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	// NORMAL is durable across application crashes in WAL mode; only an OS crash or power
 	// loss can lose the last commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
 	client.pragma("synchronous = NORMAL");
+	// 64 MiB of page cache rather than SQLite's 2: index walks of large lists stay in memory.
+	client.pragma("cache_size = -65536");
 	cacheStatements(client);
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
 	client.pragma("busy_timeout = 0");
+	// The query planner picks among the messages indexes by their statistics: gather them now
+	// (bounded work, https://www.sqlite.org/pragma.html#pragma_optimize) and refresh them hourly,
+	// as SQLite advises for long-lived connections.
+	client.pragma("optimize=0x10002");
 	const connection = new SqliteConnection(db, busyTimeoutMs);
-	const transactionStore = storeOver(connection, connection.runInTransaction, null);
-	return storeOver(connection, connection.run, transactionStore);
+	const optimize = setInterval(() => {
+		connection.run((d) => d.$client.pragma("optimize")).catch(() => {});
+	}, OPTIMIZE_INTERVAL_MS);
+	optimize.unref();
+	const transactionStore = storeOver(connection, connection.runInTransaction, null, optimize);
+	return storeOver(connection, connection.run, transactionStore, optimize);
 }
 
-function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: As2Store | null): As2Store {
+const OPTIMIZE_INTERVAL_MS = 3_600_000;
+
+function storeOver(
+	connection: SqliteConnection,
+	exec: Exec,
+	transactionStore: As2Store | null,
+	optimize: ReturnType<typeof setInterval>,
+): As2Store {
 	const store: As2Store = {
 		accounts: createAccountStore(exec),
 		users: createUserStore(exec),
@@ -82,6 +99,7 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		ids: createIdStore(exec),
 		transaction: (fn) => connection.transaction(() => fn(transactionStore ?? store)),
 		close: async () => {
+			clearInterval(optimize);
 			connection.db.$client.close();
 		},
 	};
