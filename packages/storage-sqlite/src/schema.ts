@@ -429,3 +429,17 @@ export const webhookAttempts = sqliteTable(
 	},
 	(t) => [primaryKey({ columns: [t.deliveryId, t.attempt] }), index("webhook_attempts_endpoint_idx").on(t.endpointId)],
 );
+
+/**
+ * Search over messages' subjects and AS2 Message-IDs (GET /v1/messages?search=): one row per
+ * message, keyed by `row` = created_at (ms) × 2^20 + a slot within the millisecond, so keys
+ * sort like the list, newest first. The FTS5 table `message_search` (trigram tokenizer:
+ * case-insensitive substrings) uses `row` as its rowid; both, and the triggers that keep them in
+ * step with `messages`, are in migration 0006 (drizzle does not model virtual tables). An
+ * INTEGER PRIMARY KEY keeps `row` stable across VACUUM, which a plain rowid is not.
+ */
+export const messageSearchRows = sqliteTable("message_search_rows", {
+	row: integer("row").primaryKey(),
+	messagePk: text("message_pk").notNull().unique(),
+	tenantId: text("tenant_id").notNull(),
+});

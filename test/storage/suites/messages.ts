@@ -138,6 +138,41 @@ export const messageTests = {
 		const second = await store.messages.list("tnt_000001", {}, { page: 2, perPage: 3 });
 		expect([second.total, second.items.map((m) => m.id)]).toEqual([4, ["msg_000001"]]);
 	},
+	"messages - search finds substrings of subjects and Message-IDs, newest first, with every other filter": async ({
+		store,
+	}) => {
+		await store.messages.create(message("msg_000001", { createdAt: at(1), subject: "Invoice 4711" }));
+		await store.messages.create(message("msg_000002", { createdAt: at(2), subject: "PO 4711-A", status: "failed" }));
+		await store.messages.create(
+			message("msg_000003", { createdAt: at(3), subject: null, messageId: "abc-4711@partner.example" }),
+		);
+		await store.messages.create(message("msg_000004", { createdAt: at(3), subject: 'Say "hi" 50% off' }));
+		await store.messages.create(
+			message("msg_000005", { createdAt: at(4), subject: "Invoice 4711", tenantId: "tnt_000002" }),
+		);
+		await store.messages.create(message("msg_000006", { createdAt: at(5), subject: "Invoice 4712" }));
+		const ids = async (filter: object, p = page) =>
+			(await store.messages.list("tnt_000001", filter, p)).items.map((m) => m.id.slice(-1)).join("");
+		expect(await ids({ search: "4711" })).toBe("321");
+		expect(await ids({ search: "47" })).toBe("6321");
+		expect(await ids({ search: "invoice 471" })).toBe("61");
+		expect(await ids({ search: "PARTNER.EX" })).toBe("3");
+		expect(await ids({ search: '"hi"' })).toBe("4");
+		expect(await ids({ search: "50% off" })).toBe("4");
+		expect(await ids({ search: "0%" })).toBe("4");
+		expect(await ids({ search: "4711", status: "failed" })).toBe("2");
+		expect(await ids({ search: "4711", fromDate: at(1), toDate: at(3) })).toBe("2");
+		expect(await ids({ search: "4711", fromDate: at(2) })).toBe("3");
+		expect(await ids({ search: "nothing like it" })).toBe("");
+		// Two messages of one millisecond: the later id first, with or without the index.
+		expect(await ids({ search: ".example" })).toBe("64321");
+		expect(await ids({ search: "e" })).toBe("64321");
+		const second = await store.messages.list("tnt_000001", { search: "4711" }, { page: 2, perPage: 2 });
+		expect([second.total, second.items.map((m) => m.id)]).toEqual([3, ["msg_000001"]]);
+		await store.messages.update("msg_000001", { subject: "Credit note" });
+		expect(await ids({ search: "4711" })).toBe("32");
+		expect(await ids({ search: "credit" })).toBe("1");
+	},
 	"messages - a count limit makes a large total a lower bound past the page": async ({ store }) => {
 		for (let i = 1; i <= 7; i++) await store.messages.create(message(`msg_00000${i}`, { createdAt: at(i) }));
 		const list = (page: number, perPage: number, countLimit?: number) =>
@@ -157,6 +192,14 @@ export const messageTests = {
 				expect(result.total).toBeGreaterThan(page * perPage);
 				expect(result.total).toBeLessThan(7);
 			} else expect(result.total).toBe(7);
+		}
+		// The same holds for a search, alone or with filters that reject some of its matches.
+		for (const filter of [{ search: "order" }, { search: "order", status: "queued" as const }]) {
+			const result = await store.messages.list("tnt_000001", filter, { page: 1, perPage: 2, countLimit: 1 });
+			expect(result.items).toHaveLength(2);
+			if (result.totalExact === false) expect(result.total).toBeGreaterThan(2);
+			else expect(result.total).toBe(7);
+			expect(result.total).toBeLessThanOrEqual(7);
 		}
 		// The last page, even with a limit, knows the total; so does a page past the end.
 		expect(await list(4, 2, 1)).toMatchObject({ total: 7, items: [{ id: "msg_000001" }] });

@@ -1,0 +1,143 @@
+import type { MessageListFilter, MessageRecord, Page, PageRequest } from "@as2kit/core/store";
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../connection.ts";
+import { messages } from "../schema.ts";
+import { window } from "./pagination.ts";
+
+/** Search keys are created_at (ms) × 2^20 + a slot in the millisecond (migration 0006). */
+const SLOTS = 1_048_576n;
+/** Trigrams find substrings of three characters or more; shorter ones are matched row by row. */
+const MIN_INDEXED_SEARCH = 3;
+
+const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
+
+/**
+ * A tenant's messages, newest first (created_at, then id). Every filter has an index that
+ * keeps that order (schema.ts), so a page reads its own rows; a search of three characters or
+ * more walks the trigram index, whose keys keep the same order. The total is exact, or with
+ * `page.countLimit` counted only so far (`Page.totalExact` false).
+ */
+export function listMessages(
+	db: Db,
+	tenantId: string,
+	filter: MessageListFilter,
+	page: PageRequest,
+): Page<MessageRecord> {
+	const { search, ...rest } = filter;
+	if (search !== undefined && [...search].length >= MIN_INDEXED_SEARCH)
+		return searched(db, tenantId, search, rest, page);
+	const where = and(eq(messages.tenantId, tenantId), ...conditions(rest), ...(search ? [substring(search)] : []));
+	const { limit, offset } = window(page);
+	const rows = db
+		.select()
+		.from(messages)
+		.where(where)
+		.orderBy(desc(messages.createdAt), desc(messages.id))
+		.limit(limit + 1)
+		.offset(offset)
+		.all();
+	const more = rows.length > limit;
+	const items = rows.slice(0, limit).map(toMessage);
+	const known = knownTotal(items.length, offset, more);
+	if (known !== null) return { items, total: known };
+	if (page.countLimit === undefined) {
+		return { items, total: db.select({ n: count() }).from(messages).where(where).get()?.n ?? 0 };
+	}
+	// Counting a million rows takes longer than listing a page of them: count at most
+	// countLimit past the offset (and past this page), so the cost follows the page asked
+	// for; a capped total still promises a next page.
+	const cap = countCap(page, limit, offset);
+	const matching = db.select({ one: sql`1` }).from(messages).where(where).limit(cap).as("matching");
+	const total = db.select({ n: count() }).from(matching).get()?.n ?? 0;
+	return total < cap ? { items, total } : { items, total, totalExact: false };
+}
+
+/**
+ * Walks the trigram index's matches newest first, checking the other filters on each message:
+ * a term on one message costs as little as a term on every other one. Counting follows the same
+ * walk; with a count limit, it stops after that many of the tenant's matches, and only filters
+ * that reject most of them leave the total a lower bound.
+ */
+function searched(
+	db: Db,
+	tenantId: string,
+	term: string,
+	filter: Omit<MessageListFilter, "search">,
+	page: PageRequest,
+): Page<MessageRecord> {
+	const { limit, offset } = window(page);
+	const others = conditions(filter);
+	const residual = others.length ? and(...others) : undefined;
+	// One FTS5 phrase: the trigram tokenizer makes it "contains this substring". Quotes double.
+	const phrase = `"${term.replaceAll('"', '""')}"`;
+	const where = and(
+		sql`message_search MATCH ${phrase}`,
+		sql`message_search_rows.tenant_id = ${tenantId}`,
+		// created_at > from ⇔ key ≥ (from + 1) × 2^20; created_at < to ⇔ key < to × 2^20.
+		...(filter.fromDate ? [sql`message_search.rowid >= ${(BigInt(filter.fromDate.getTime()) + 1n) * SLOTS}`] : []),
+		...(filter.toDate ? [sql`message_search.rowid < ${BigInt(filter.toDate.getTime()) * SLOTS}`] : []),
+	);
+	// CROSS JOIN fixes the order: the index's matches drive, newest first, and each is checked.
+	const walk = residual
+		? sql`message_search CROSS JOIN message_search_rows ON message_search_rows.row = message_search.rowid CROSS JOIN messages ON messages.id = message_search_rows.message_pk`
+		: sql`message_search CROSS JOIN message_search_rows ON message_search_rows.row = message_search.rowid`;
+	const ids = db
+		.all<{ id: string }>(
+			sql`SELECT message_search_rows.message_pk AS id FROM ${walk} WHERE ${residual ? and(where, residual) : where} ORDER BY message_search.rowid DESC LIMIT ${limit + 1} OFFSET ${offset}`,
+		)
+		.map((row) => row.id);
+	const more = ids.length > limit;
+	const pageIds = ids.slice(0, limit);
+	const rows = pageIds.length ? db.select().from(messages).where(inArray(messages.id, pageIds)).all() : [];
+	const byId = new Map(rows.map((row) => [row.id, toMessage(row)]));
+	const items = pageIds.map((id) => byId.get(id)!);
+
+	const known = knownTotal(items.length, offset, more);
+	if (known !== null) return { items, total: known };
+	const cap = page.countLimit === undefined ? null : countCap(page, limit, offset);
+	const bound = cap === null ? sql`` : sql` LIMIT ${cap}`;
+	const counted = db.get<{ walked: number; hits: number }>(
+		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${where} ORDER BY message_search.rowid DESC${bound})`,
+	)!;
+	if (cap === null || counted.walked < cap) return { items, total: counted.hits };
+	return { items, total: Math.max(counted.hits, offset + items.length + (more ? 1 : 0)), totalExact: false };
+}
+
+/** The filters other than the tenant and the search. */
+function conditions(filter: Omit<MessageListFilter, "search">): SQL[] {
+	const c: SQL[] = [];
+	if (filter.partnerId) c.push(eq(messages.partnerId, filter.partnerId));
+	if (filter.status) c.push(eq(messages.status, filter.status));
+	if (filter.direction) c.push(eq(messages.direction, filter.direction));
+	if (filter.environment) c.push(eq(messages.environment, filter.environment));
+	if (filter.fromDate) c.push(gt(messages.createdAt, filter.fromDate));
+	if (filter.toDate) c.push(lt(messages.createdAt, filter.toDate));
+	if (filter.contentType) c.push(eq(messages.contentType, filter.contentType));
+	if (filter.hasErrors !== undefined)
+		c.push(filter.hasErrors ? isNotNull(messages.errorCode) : isNull(messages.errorCode));
+	if (filter.mdnStatus) c.push(eq(messages.mdnStatus, filter.mdnStatus));
+	if (filter.encrypted !== undefined) c.push(eq(messages.encrypted, filter.encrypted));
+	if (filter.signed !== undefined) c.push(eq(messages.signed, filter.signed));
+	return c;
+}
+
+/** A search too short for trigrams: a case-insensitive LIKE on each row. */
+function substring(term: string): SQL {
+	const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+	return or(
+		sql`lower(${messages.subject}) LIKE ${pattern} ESCAPE '\\'`,
+		sql`lower(${messages.messageId}) LIKE ${pattern} ESCAPE '\\'`,
+	)!;
+}
+
+/** When the page ends the list, its total needs no count; null otherwise (or past the end). */
+function knownTotal(found: number, offset: number, more: boolean): number | null {
+	if (more) return null;
+	if (found > 0 || offset === 0) return offset + found;
+	return null;
+}
+
+/** How far a capped count goes: countLimit past the offset, and always past this page. */
+function countCap(page: PageRequest, limit: number, offset: number): number {
+	return offset + Math.max(page.countLimit ?? 0, limit + 1);
+}
