@@ -464,3 +464,40 @@ describe("GET /v1/messages/{message_id}/payload", () => {
 		expect((await get(`/v1/messages/${none.id}/payload`, partnersOnly)).status).toBe(403);
 	});
 });
+
+describe("OpenAPI", () => {
+	it("documents the list's filters and total_exact, and the download as binary with its headers", async () => {
+		const doc = (await t.call("GET", "/openapi.json")).json;
+		const list = doc.paths["/v1/messages"].get;
+		expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+			[
+				"content_type",
+				"direction",
+				"encrypted",
+				"environment",
+				"from_date",
+				"has_errors",
+				"mdn_status",
+				"page",
+				"partner_id",
+				"per_page",
+				"search",
+				"signed",
+				"status",
+				"to_date",
+			].sort(),
+		);
+		const pagination = list.responses["200"].content["application/json"].schema.properties.pagination;
+		expect(pagination.required).toContain("total_exact");
+		const download = doc.paths["/v1/messages/{message_id}/payload"].get.responses["200"];
+		expect(download.content["*/*"].schema).toMatchObject({ type: "string", format: "binary" });
+		expect(Object.keys(download.headers).sort()).toEqual([
+			"Content-Disposition",
+			"Content-Length",
+			"X-Payload-Compressed",
+			"X-Payload-Encrypted",
+		]);
+		const detail = doc.paths["/v1/messages/{message_id}"].get.responses["200"].content["application/json"].schema;
+		expect(detail.properties.data.required).toContain("mdn_data");
+	});
+});
