@@ -57,29 +57,12 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
 	client.pragma("busy_timeout = 0");
-	// The query planner picks among the messages indexes by their statistics (the partial
-	// has_errors index over a full one, the narrower of two filters): gathered for that table
-	// alone, with bounded work, at open and hourly. Not PRAGMA optimize: it also analyzes FTS5's
-	// shadow tables, and statistics taken while they were small made every insert scan them.
-	const analyze = () => client.exec("PRAGMA analysis_limit = 1000; ANALYZE messages;");
-	analyze();
 	const connection = new SqliteConnection(db, busyTimeoutMs);
-	const statistics = setInterval(() => {
-		connection.run(analyze).catch(() => {});
-	}, STATISTICS_INTERVAL_MS);
-	statistics.unref();
-	const transactionStore = storeOver(connection, connection.runInTransaction, null, statistics);
-	return storeOver(connection, connection.run, transactionStore, statistics);
+	const transactionStore = storeOver(connection, connection.runInTransaction, null);
+	return storeOver(connection, connection.run, transactionStore);
 }
 
-const STATISTICS_INTERVAL_MS = 3_600_000;
-
-function storeOver(
-	connection: SqliteConnection,
-	exec: Exec,
-	transactionStore: As2Store | null,
-	statistics: ReturnType<typeof setInterval>,
-): As2Store {
+function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: As2Store | null): As2Store {
 	const store: As2Store = {
 		accounts: createAccountStore(exec),
 		users: createUserStore(exec),
@@ -101,7 +84,6 @@ function storeOver(
 		ids: createIdStore(exec),
 		transaction: (fn) => connection.transaction(() => fn(transactionStore ?? store)),
 		close: async () => {
-			clearInterval(statistics);
 			connection.db.$client.close();
 		},
 	};

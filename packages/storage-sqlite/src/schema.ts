@@ -343,8 +343,9 @@ export const messages = sqliteTable(
 		index("messages_tenant_content_type_idx").on(t.tenantId, t.contentType, t.createdAt, t.id),
 		index("messages_tenant_encrypted_idx").on(t.tenantId, t.encrypted, t.createdAt, t.id),
 		index("messages_tenant_signed_idx").on(t.tenantId, t.signed, t.createdAt, t.id),
-		// has_errors=true is the rare side; has_errors=false is most messages and needs no index.
-		index("messages_tenant_errors_idx").on(t.tenantId, t.createdAt, t.id).where(sql`${t.errorCode} IS NOT NULL`),
+		// has_errors is an expression; as an equality on the index's second column the planner
+		// prefers this index without statistics, as it does the others.
+		index("messages_tenant_has_errors_idx").on(t.tenantId, sql`(${t.errorCode} IS NOT NULL)`, t.createdAt, t.id),
 		index("messages_message_id_idx").on(t.tenantId, t.messageId),
 		// A partner's inbound Message-ID is stored once (decisions.md: duplicates are not stored twice).
 		uniqueIndex("messages_inbound_unique_idx")

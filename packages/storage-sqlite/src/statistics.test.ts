@@ -6,21 +6,22 @@ import { expect, it } from "vitest";
 import { message } from "../../../test/storage/suites/messages.ts";
 import { createSqliteStore } from "./create-store.ts";
 
-it("keeps planner statistics on the messages table only, never on the search index's shadow tables", async () => {
-	// Statistics of FTS5's shadow tables taken while they were small made every later insert
-	// scan them: a million messages took hours to store instead of minutes.
+it("gathers no planner statistics on the search index's shadow tables", async () => {
+	// PRAGMA optimize at open once analyzed FTS5's shadow tables while they were nearly empty;
+	// with those statistics SQLite scanned them on every insert, and storing a million
+	// messages took hours instead of minutes.
 	const dir = mkdtempSync(join(tmpdir(), "as2kit-statistics-"));
 	try {
 		const url = join(dir, "as2.sqlite");
 		const first = createSqliteStore({ url });
 		await first.messages.create(message("msg_000001"));
 		await first.close();
-		// The second open gathers statistics of a table that now has rows, the search index's included.
 		await createSqliteStore({ url }).close();
 		const raw = new Database(url, { readonly: true });
-		const tables = raw.prepare("SELECT DISTINCT tbl FROM sqlite_stat1").pluck().all();
+		const hasStatistics = raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'").pluck().get();
+		const analyzed = hasStatistics ? raw.prepare("SELECT DISTINCT tbl FROM sqlite_stat1").pluck().all() : [];
 		raw.close();
-		expect(tables).toEqual(["messages"]);
+		expect(analyzed.filter((table) => String(table).startsWith("message_search"))).toEqual([]);
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}

@@ -1,5 +1,5 @@
 import type { MessageListFilter, MessageRecord, Page, PageRequest } from "@as2kit/core/store";
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../connection.ts";
 import { messages } from "../schema.ts";
 import { window } from "./pagination.ts";
@@ -8,6 +8,9 @@ import { window } from "./pagination.ts";
 const SLOTS = 1_048_576n;
 /** Trigrams find substrings of three characters or more; shorter ones are matched row by row. */
 const MIN_INDEXED_SEARCH = 3;
+
+type Filter = Omit<MessageListFilter, "search">;
+type Condition = { name: keyof MessageListFilter; sql: SQL };
 
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
@@ -26,7 +29,10 @@ export function listMessages(
 	const { search, ...rest } = filter;
 	if (search !== undefined && [...search].length >= MIN_INDEXED_SEARCH)
 		return searched(db, tenantId, search, rest, page);
-	const where = and(eq(messages.tenantId, tenantId), ...conditions(rest), ...(search ? [substring(search)] : []));
+	const tenant = eq(messages.tenantId, tenantId);
+	const filters = conditions(rest);
+	if (search) filters.push({ name: "search", sql: substring(search) });
+	const where = and(tenant, ...filters.map((c) => c.sql));
 	const { limit, offset } = window(page);
 	const rows = db
 		.select()
@@ -43,31 +49,35 @@ export function listMessages(
 	if (page.countLimit === undefined) {
 		return { items, total: db.select({ n: count() }).from(messages).where(where).get()?.n ?? 0 };
 	}
-	// Counting a million rows takes longer than listing a page of them: count at most
-	// countLimit past the offset (and past this page), so the cost follows the page asked
-	// for; a capped total still promises a next page.
+	// Counting a million rows takes longer than listing a page of them. One filter's index
+	// (with the date range) drives the count, newest first, as far as countLimit past the offset;
+	// the other filters are checked on each row it reaches. The cost follows the page asked for,
+	// and a total that stopped short is a lower bound that still promises the next page.
 	const cap = countCap(page, limit, offset);
-	const matching = db.select({ one: sql`1` }).from(messages).where(where).limit(cap).as("matching");
-	const total = db.select({ n: count() }).from(matching).get()?.n ?? 0;
-	return total < cap ? { items, total } : { items, total, totalExact: false };
+	const { driver, residual } = splitForCount(filters);
+	const walk = db
+		.select({ hit: residual.length ? sql<number>`(${and(...residual)})`.as("hit") : sql<number>`1`.as("hit") })
+		.from(messages)
+		.where(and(tenant, ...driver))
+		.orderBy(desc(messages.createdAt), desc(messages.id))
+		.limit(cap)
+		.as("walk");
+	const counted = db
+		.select({ walked: count(), hits: sql<number>`coalesce(sum(${walk.hit}), 0)` })
+		.from(walk)
+		.get()!;
+	return finish(items, offset, more, counted, cap);
 }
 
 /**
  * Walks the trigram index's matches newest first, checking the other filters on each message:
  * a term on one message costs as little as a term on every other one. Counting follows the same
- * walk; with a count limit, it stops after that many of the tenant's matches, and only filters
- * that reject most of them leave the total a lower bound.
+ * walk, as far as countLimit past the offset.
  */
-function searched(
-	db: Db,
-	tenantId: string,
-	term: string,
-	filter: Omit<MessageListFilter, "search">,
-	page: PageRequest,
-): Page<MessageRecord> {
+function searched(db: Db, tenantId: string, term: string, filter: Filter, page: PageRequest): Page<MessageRecord> {
 	const { limit, offset } = window(page);
 	const others = conditions(filter);
-	const residual = others.length ? and(...others) : undefined;
+	const residual = others.length ? and(...others.map((c) => c.sql)) : undefined;
 	// One FTS5 phrase: the trigram tokenizer makes it "contains this substring". Quotes double.
 	const phrase = `"${term.replaceAll('"', '""')}"`;
 	const where = and(
@@ -99,26 +109,54 @@ function searched(
 	const counted = db.get<{ walked: number; hits: number }>(
 		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${where} ORDER BY message_search.rowid DESC${bound})`,
 	)!;
-	if (cap === null || counted.walked < cap) return { items, total: counted.hits };
-	return { items, total: Math.max(counted.hits, offset + items.length + (more ? 1 : 0)), totalExact: false };
+	return finish(items, offset, more, counted, cap);
 }
 
-/** The filters other than the tenant and the search. */
-function conditions(filter: Omit<MessageListFilter, "search">): SQL[] {
-	const c: SQL[] = [];
-	if (filter.partnerId) c.push(eq(messages.partnerId, filter.partnerId));
-	if (filter.status) c.push(eq(messages.status, filter.status));
-	if (filter.direction) c.push(eq(messages.direction, filter.direction));
-	if (filter.environment) c.push(eq(messages.environment, filter.environment));
-	if (filter.fromDate) c.push(gt(messages.createdAt, filter.fromDate));
-	if (filter.toDate) c.push(lt(messages.createdAt, filter.toDate));
-	if (filter.contentType) c.push(eq(messages.contentType, filter.contentType));
+/** The filters other than the tenant and the search, by name. */
+function conditions(filter: Filter): Condition[] {
+	const c: Condition[] = [];
+	const add = (name: keyof Filter, condition: SQL) => c.push({ name, sql: condition });
+	if (filter.partnerId) add("partnerId", eq(messages.partnerId, filter.partnerId));
+	if (filter.status) add("status", eq(messages.status, filter.status));
+	if (filter.direction) add("direction", eq(messages.direction, filter.direction));
+	if (filter.environment) add("environment", eq(messages.environment, filter.environment));
+	if (filter.fromDate) add("fromDate", gt(messages.createdAt, filter.fromDate));
+	if (filter.toDate) add("toDate", lt(messages.createdAt, filter.toDate));
+	if (filter.contentType) add("contentType", eq(messages.contentType, filter.contentType));
+	// The very expression of messages_tenant_has_errors_idx, so that index serves it.
 	if (filter.hasErrors !== undefined)
-		c.push(filter.hasErrors ? isNotNull(messages.errorCode) : isNull(messages.errorCode));
-	if (filter.mdnStatus) c.push(eq(messages.mdnStatus, filter.mdnStatus));
-	if (filter.encrypted !== undefined) c.push(eq(messages.encrypted, filter.encrypted));
-	if (filter.signed !== undefined) c.push(eq(messages.signed, filter.signed));
+		add("hasErrors", sql`(${messages.errorCode} IS NOT NULL) = ${filter.hasErrors ? 1 : 0}`);
+	if (filter.mdnStatus) add("mdnStatus", eq(messages.mdnStatus, filter.mdnStatus));
+	if (filter.encrypted !== undefined) add("encrypted", eq(messages.encrypted, filter.encrypted));
+	if (filter.signed !== undefined) add("signed", eq(messages.signed, filter.signed));
 	return c;
+}
+
+/** Which filter's index drives a count, in order of how few messages they usually leave. */
+const DRIVERS: (keyof Filter)[] = [
+	"hasErrors",
+	"mdnStatus",
+	"status",
+	"partnerId",
+	"contentType",
+	"environment",
+	"direction",
+	"encrypted",
+	"signed",
+];
+
+/** The conditions one index answers (with the date range, which every index orders), and the rest. */
+function splitForCount(filters: Condition[]): { driver: SQL[]; residual: SQL[] } {
+	const names = new Set(filters.map((c) => c.name));
+	const chosen: (keyof MessageListFilter)[] =
+		names.has("partnerId") && names.has("status")
+			? ["partnerId", "status"]
+			: DRIVERS.filter((name) => names.has(name)).slice(0, 1);
+	const inDriver = (c: Condition) => chosen.includes(c.name) || c.name === "fromDate" || c.name === "toDate";
+	return {
+		driver: filters.filter(inDriver).map((c) => c.sql),
+		residual: filters.filter((c) => !inDriver(c)).map((c) => c.sql),
+	};
 }
 
 /** A search too short for trigrams: a case-insensitive LIKE on each row. */
@@ -137,7 +175,19 @@ function knownTotal(found: number, offset: number, more: boolean): number | null
 	return null;
 }
 
-/** How far a capped count goes: countLimit past the offset, and always past this page. */
+/** How far a capped count walks: countLimit past the offset, and always past this page. */
 function countCap(page: PageRequest, limit: number, offset: number): number {
 	return offset + Math.max(page.countLimit ?? 0, limit + 1);
+}
+
+/** Exact when the walk ended before its cap; else a lower bound that promises the next page. */
+function finish(
+	items: MessageRecord[],
+	offset: number,
+	more: boolean,
+	counted: { walked: number; hits: number },
+	cap: number | null,
+): Page<MessageRecord> {
+	if (cap === null || counted.walked < cap) return { items, total: counted.hits };
+	return { items, total: Math.max(counted.hits, offset + items.length + (more ? 1 : 0)), totalExact: false };
 }
