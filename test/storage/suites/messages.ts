@@ -173,6 +173,45 @@ export const messageTests = {
 		expect(await ids({ search: "4711" })).toBe("32");
 		expect(await ids({ search: "credit" })).toBe("1");
 	},
+	"messages - a search on many messages pages newest first, filtered, with totals": async ({ store }) => {
+		// More matches than one forward pass of the index takes: the adapter walks them instead.
+		await store.transaction(async (tx) => {
+			for (let i = 1; i <= 260; i++) {
+				const id = `msg_${String(i).padStart(6, "0")}`;
+				await tx.messages.create(
+					message(id, {
+						createdAt: at(i % 2 === 0 ? i : 1000 - i),
+						subject: `Invoice ${i}`,
+						status: i % 10 === 0 ? "failed" : "queued",
+						tenantId: i % 13 === 0 ? "tnt_000002" : "tnt_000001",
+					}),
+				);
+			}
+		});
+		const mine = Array.from({ length: 260 }, (_, k) => k + 1)
+			.filter((i) => i % 13 !== 0)
+			.sort((x, y) => (y % 2 === 0 ? y : 1000 - y) - (x % 2 === 0 ? x : 1000 - x));
+		const list = (filter: object, p: { page: number; perPage: number; countLimit?: number }) =>
+			store.messages.list("tnt_000001", { search: "INVOICE", ...filter }, p);
+		const first = await list({}, { page: 1, perPage: 5 });
+		expect(first.items.map((m) => Number(m.id.slice(4)))).toEqual(mine.slice(0, 5));
+		expect(first.total).toBe(mine.length);
+		const third = await list({}, { page: 3, perPage: 100 });
+		expect(third.items.map((m) => Number(m.id.slice(4)))).toEqual(mine.slice(200));
+		expect(third.total).toBe(mine.length);
+		const failed = mine.filter((i) => i % 10 === 0);
+		const failedPage = await list({ status: "failed" }, { page: 2, perPage: 5 });
+		expect(failedPage.items.map((m) => Number(m.id.slice(4)))).toEqual(failed.slice(5, 10));
+		expect(failedPage.total).toBe(failed.length);
+		const capped = await list({}, { page: 1, perPage: 5, countLimit: 10 });
+		if (capped.totalExact === false) expect(capped.total).toBeGreaterThan(5);
+		else expect(capped.total).toBe(mine.length);
+		expect(capped.total).toBeLessThanOrEqual(mine.length);
+		const range = await list({ fromDate: at(100), toDate: at(200) }, { page: 1, perPage: 100 });
+		expect(range.items.map((m) => Number(m.id.slice(4)))).toEqual(
+			mine.filter((i) => i % 2 === 0 && i > 100 && i < 200),
+		);
+	},
 	"messages - a count limit makes a large total a lower bound past the page": async ({ store }) => {
 		for (let i = 1; i <= 7; i++) {
 			await store.messages.create(message(`msg_00000${i}`, { createdAt: at(i), signed: i % 2 === 1 }));

@@ -8,6 +8,8 @@ import { window } from "./pagination.ts";
 const SLOTS = 1_048_576n;
 /** Trigrams find substrings of three characters or more; shorter ones are matched row by row. */
 const MIN_INDEXED_SEARCH = 3;
+/** A search term on at most this many messages (of any tenant) is answered from one forward pass. */
+const SEARCH_PROBE = 200;
 
 type Filter = Omit<MessageListFilter, "search">;
 type Condition = { name: keyof MessageListFilter; sql: SQL };
@@ -70,9 +72,12 @@ export function listMessages(
 }
 
 /**
- * Walks the trigram index's matches newest first, checking the other filters on each message:
- * a term on one message costs as little as a term on every other one. Counting follows the same
- * walk, as far as countLimit past the offset.
+ * A search of three characters or more, through the trigram index. FTS5 reads its matches
+ * forward several times faster than backward, so a first forward pass takes up to
+ * SEARCH_PROBE of them: when that is all there are (a term on a few messages, the usual
+ * search), they are the answer, sorted here, with an exact total. A term on more messages
+ * is walked newest first instead, each match checked against the tenant and the other filters
+ * until the page is full; counting follows the same walk, as far as countLimit past the offset.
  */
 function searched(db: Db, tenantId: string, term: string, filter: Filter, page: PageRequest): Page<MessageRecord> {
 	const { limit, offset } = window(page);
@@ -80,34 +85,49 @@ function searched(db: Db, tenantId: string, term: string, filter: Filter, page: 
 	const residual = others.length ? and(...others.map((c) => c.sql)) : undefined;
 	// One FTS5 phrase: the trigram tokenizer makes it "contains this substring". Quotes double.
 	const phrase = `"${term.replaceAll('"', '""')}"`;
-	const where = and(
+	const match = and(
 		sql`message_search MATCH ${phrase}`,
-		sql`message_search_rows.tenant_id = ${tenantId}`,
 		// created_at > from ⇔ key ≥ (from + 1) × 2^20; created_at < to ⇔ key < to × 2^20.
 		...(filter.fromDate ? [sql`message_search.rowid >= ${(BigInt(filter.fromDate.getTime()) + 1n) * SLOTS}`] : []),
 		...(filter.toDate ? [sql`message_search.rowid < ${BigInt(filter.toDate.getTime()) * SLOTS}`] : []),
 	);
-	// CROSS JOIN fixes the order: the index's matches drive, newest first, and each is checked.
+	const tenant = sql`message_search_rows.tenant_id = ${tenantId}`;
+	const wanted = residual ? and(tenant, residual)! : tenant;
+	// CROSS JOIN fixes the order: the index's matches drive, and each is checked.
 	const walk = residual
 		? sql`message_search CROSS JOIN message_search_rows ON message_search_rows.row = message_search.rowid CROSS JOIN messages ON messages.id = message_search_rows.message_pk`
 		: sql`message_search CROSS JOIN message_search_rows ON message_search_rows.row = message_search.rowid`;
-	const ids = db
-		.all<{ id: string }>(
-			sql`SELECT message_search_rows.message_pk AS id FROM ${walk} WHERE ${residual ? and(where, residual) : where} ORDER BY message_search.rowid DESC LIMIT ${limit + 1} OFFSET ${offset}`,
-		)
-		.map((row) => row.id);
+
+	const probe = db.all<{ id: string; wanted: number }>(
+		sql`SELECT message_search_rows.message_pk AS id, (${wanted}) AS wanted FROM ${walk} WHERE ${match} ORDER BY message_search.rowid LIMIT ${SEARCH_PROBE + 1}`,
+	);
+	let ids: string[];
+	let found: { total: number } | null = null;
+	if (probe.length <= SEARCH_PROBE) {
+		const all = probe.filter((row) => row.wanted).map((row) => row.id);
+		all.reverse();
+		ids = all.slice(offset, offset + limit + 1);
+		found = { total: all.length };
+	} else {
+		ids = db
+			.all<{ id: string }>(
+				sql`SELECT message_search_rows.message_pk AS id FROM ${walk} WHERE ${and(match, wanted)} ORDER BY message_search.rowid DESC LIMIT ${limit + 1} OFFSET ${offset}`,
+			)
+			.map((row) => row.id);
+	}
 	const more = ids.length > limit;
 	const pageIds = ids.slice(0, limit);
 	const rows = pageIds.length ? db.select().from(messages).where(inArray(messages.id, pageIds)).all() : [];
 	const byId = new Map(rows.map((row) => [row.id, toMessage(row)]));
 	const items = pageIds.map((id) => byId.get(id)!);
+	if (found) return { items, total: found.total };
 
 	const known = knownTotal(items.length, offset, more);
 	if (known !== null) return { items, total: known };
 	const cap = page.countLimit === undefined ? null : countCap(page, limit, offset);
 	const bound = cap === null ? sql`` : sql` LIMIT ${cap}`;
 	const counted = db.get<{ walked: number; hits: number }>(
-		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${where} ORDER BY message_search.rowid DESC${bound})`,
+		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${and(match, tenant)} ORDER BY message_search.rowid DESC${bound})`,
 	)!;
 	return finish(items, offset, more, counted, cap);
 }
