@@ -77,7 +77,7 @@ export function listMessages(
  * SEARCH_PROBE of them: when that is all there are (a term on a few messages, the usual
  * search), they are the answer, sorted here, with an exact total. A term on more messages
  * is walked newest first instead, each match checked against the tenant and the other filters
- * until the page is full; counting follows the same walk, as far as countLimit past the offset.
+ * until the page is full; counting walks it forward, as far as countLimit past the offset.
  */
 function searched(db: Db, tenantId: string, term: string, filter: Filter, page: PageRequest): Page<MessageRecord> {
 	const { limit, offset } = window(page);
@@ -126,8 +126,9 @@ function searched(db: Db, tenantId: string, term: string, filter: Filter, page: 
 	if (known !== null) return { items, total: known };
 	const cap = page.countLimit === undefined ? null : countCap(page, limit, offset);
 	const bound = cap === null ? sql`` : sql` LIMIT ${cap}`;
+	// Counting needs no order: forward, the index's fast direction.
 	const counted = db.get<{ walked: number; hits: number }>(
-		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${and(match, tenant)} ORDER BY message_search.rowid DESC${bound})`,
+		sql`SELECT count(*) AS walked, coalesce(sum(hit), 0) AS hits FROM (SELECT ${residual ?? sql`1`} AS hit FROM ${walk} WHERE ${and(match, tenant)} ORDER BY message_search.rowid${bound})`,
 	)!;
 	return finish(items, offset, more, counted, cap);
 }
