@@ -84,7 +84,7 @@ export const CIPHERS: Readonly<
 
 export const CONTENT_ENCRYPTION_ALGORITHMS = Object.keys(CIPHERS) as ContentEncryptionAlgorithm[];
 
-/** Legacy ciphers we only decrypt (RC2 needs the runtime's legacy provider). */
+/** Legacy ciphers we only decrypt (RC2 in our own implementation, DES with the runtime's legacy provider). */
 export const RC2_CBC_OID = "1.2.840.113549.3.2";
 export const DES_CBC_OID = "1.3.14.3.2.7";
 

@@ -378,7 +378,10 @@ export const webhookEndpoints = sqliteTable(
 		createdAt: instant("created_at").notNull(),
 		updatedAt: instant("updated_at").notNull(),
 	},
-	(t) => [index("webhook_endpoints_tenant_created_idx").on(t.tenantId, t.createdAt)],
+	(t) => [
+		index("webhook_endpoints_tenant_created_idx").on(t.tenantId, t.createdAt),
+		index("webhook_endpoints_account_active_idx").on(t.accountId, t.active),
+	],
 );
 
 export const webhookDeliveries = sqliteTable(
@@ -436,7 +439,7 @@ export const webhookAttempts = sqliteTable(
  * message, keyed by `row` = created_at (ms) × 2^20 + a slot within the millisecond, so keys
  * sort like the list, newest first. The FTS5 table `message_search` (trigram tokenizer:
  * case-insensitive substrings) uses `row` as its rowid; both, and the triggers that keep them in
- * step with `messages`, are in migration 0005 (drizzle does not model virtual tables). An
+ * step with `messages`, are in migration 0006 (drizzle does not model virtual tables). An
  * INTEGER PRIMARY KEY keeps `row` stable across VACUUM, which a plain rowid is not.
  */
 export const messageSearchRows = sqliteTable("message_search_rows", {

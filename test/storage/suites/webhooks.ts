@@ -106,6 +106,16 @@ export const webhookTests = {
 		expect(updated).toEqual(endpoint("wh_000003", { createdAt: at(3), active: true, events: ["*"], updatedAt: at(9) }));
 		expect(await store.webhookEndpoints.listActive("tnt_000001")).toHaveLength(3);
 	},
+	"webhooks - hasActiveInAccount sees an active endpoint in any tenant of that account only": async ({ store }) => {
+		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+		await store.webhookEndpoints.create(endpoint("wh_000001", { active: false }));
+		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+		await store.webhookEndpoints.create(endpoint("wh_000002", { tenantId: "tnt_000002" }));
+		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(true);
+		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000002")).toBe(false);
+		await store.webhookEndpoints.update("tnt_000002", "wh_000002", { active: false, updatedAt: at(5) });
+		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+	},
 	"webhooks - recordAttempt counts attempts and tracks the failure streak": async ({ store }) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));
 		const fail = (t: number, responseTimeMs: number | null) =>

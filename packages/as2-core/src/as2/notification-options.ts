@@ -19,6 +19,16 @@ export function formatNotificationOptions(micAlgorithms: DigestAlgorithm[]): str
 
 /** Tolerant: any order, case, spacing; an absent header means no signed receipt requested. */
 export function parseNotificationOptions(value: string | undefined): NotificationOptions {
+	const known = value ? parsed.get(value) : undefined;
+	const result = known ?? parseOnce(value);
+	// A partner sends the same value with every message.
+	if (value && !known && parsed.size < 256) parsed.set(value, result);
+	return { ...result, micAlgorithms: [...result.micAlgorithms] };
+}
+
+const parsed = new Map<string, NotificationOptions>();
+
+function parseOnce(value: string | undefined): NotificationOptions {
 	const result: NotificationOptions = { signedReceipt: false, signedReceiptRequired: false, micAlgorithms: [] };
 	if (!value) return result;
 	for (const param of value.split(";")) {

@@ -4,17 +4,26 @@ import {
 	type DigestAlgorithm,
 	type KeyEncryptionAlgorithm,
 } from "../algorithms.ts";
-import { type ByteSource, latin1, sourceFromBytes } from "../bytes/index.ts";
+import {
+	BUFFERED_MAX_BYTES,
+	type ByteSource,
+	bufferedBytes,
+	concatBytes,
+	latin1,
+	sourceFromBytes,
+} from "../bytes/index.ts";
 import { compress } from "../cms/compressed-data.ts";
 import { encrypt } from "../cms/enveloped-data.ts";
-import { createDetachedSigner, type SignOptions } from "../cms/signed-data.ts";
-import { createDigest, type Digest } from "../crypto/index.ts";
+import { createDetachedSigner, type DetachedSigner, type SignOptions } from "../cms/signed-data.ts";
+import { createDigest, type Digest, digestBytes } from "../crypto/index.ts";
 import { As2Error, toAs2Error } from "../errors/index.ts";
 import {
 	base64EncodedSize,
+	canonicalizeBytes,
 	canonicalizeLineEndings,
 	canonicalSize,
 	encodeBase64,
+	encodeBase64Bytes,
 	formatHeaderValue,
 	isTextMediaType,
 	MimeHeaders,
@@ -99,7 +108,10 @@ const DEFAULT_SIGN_DIGEST: DigestAlgorithm = "sha256";
 /**
  * Builds an outbound AS2 message (RFC 4130) for any combination of sign, encrypt and compress,
  * streaming: nothing holds the payload whole, and the body's size is known before it is read
- * so it can go out with a Content-Length.
+ * so it can go out with a Content-Length. A small payload given as bytes (up to
+ * {@link BUFFERED_MAX_BYTES}) takes the buffered path instead: every layer is applied at once,
+ * the body is one array (`body.bytes`) and the MIC is known when this resolves. Both paths
+ * produce the same bytes.
  *
  * @example
  * const message = await pack({ payload: utf8("ISA*00*..."), contentType: "application/edi-x12",
@@ -153,14 +165,22 @@ async function payloadEntity(
 	}
 	let body = payload;
 	if (signing && options.canonicalizeText !== false && isTextMediaType(contentType.mediaType)) {
-		const size = await canonicalSize(payload);
-		body = { size, open: () => canonicalizeLineEndings(payload.open()) };
+		const bytes = bufferedBytes(payload);
+		if (bytes) {
+			body = sourceFromBytes(canonicalizeBytes(bytes));
+		} else {
+			const size = await canonicalSize(payload);
+			body = { size, open: () => canonicalizeLineEndings(payload.open()) };
+		}
 	}
 	if (mic) body = tapSource(body, mic, "plain");
 	const headers = new MimeHeaders([["Content-Type", options.contentType]]);
 	if (options.transferEncoding === "base64") {
 		const raw = body;
-		body = { size: base64EncodedSize(raw.size), open: () => encodeBase64(raw.open()) };
+		const bytes = bufferedBytes(raw);
+		body = bytes
+			? sourceFromBytes(encodeBase64Bytes(bytes))
+			: { size: base64EncodedSize(raw.size), open: () => encodeBase64(raw.open()) };
 		headers.append("Content-Transfer-Encoding", "base64");
 	} else {
 		headers.append("Content-Transfer-Encoding", "binary");
@@ -212,7 +232,7 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 	const content = serializeEntity(inner);
 	const signingTime = sign.signingTime ?? new Date();
 	const options: SignOptions = { ...sign, signingTime };
-	let signer: ReturnType<typeof createDetachedSigner>;
+	let signer: DetachedSigner;
 	try {
 		signer = createDetachedSigner(options);
 	} catch (error) {
@@ -226,38 +246,54 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 	const opening = latin1(`--${boundary}\r\n`);
 	const middle = latin1(`\r\n--${boundary}\r\n`);
 	const closing = latin1(`--${boundary}--\r\n`);
-	const size =
-		opening.byteLength +
-		content.size +
-		middle.byteLength +
-		signatureHeaders.byteLength +
-		base64EncodedSize(signer.size) +
-		closing.byteLength;
-	const body: ByteSource = {
-		size,
-		async *open() {
-			const pass = createDetachedSigner(options);
-			const micDigest = sign.digest === mic.algorithm ? undefined : createDigest(mic.algorithm);
-			yield opening;
-			for await (const chunk of content.open()) {
-				pass.update(chunk);
-				micDigest?.update(chunk);
-				yield chunk;
-			}
-			const signature = pass.finish();
-			// RFC 4130 §7.3.1: the MIC of a signed message covers exactly the signed bytes.
-			mic.resolve(micDigest ? micDigest.digest() : pass.contentDigest(), "signed");
-			yield middle;
-			yield signatureHeaders;
-			for await (const chunk of encodeBase64(
-				(async function* () {
-					yield signature;
-				})(),
-			))
-				yield chunk;
-			yield closing;
-		},
-	};
+	const buffered = bufferedBytes(content);
+	let body: ByteSource;
+	if (buffered) {
+		signer.update(buffered);
+		const signature = signer.finish();
+		// RFC 4130 §7.3.1: the MIC of a signed message covers exactly the signed bytes.
+		mic.resolve(
+			sign.digest === mic.algorithm ? signer.contentDigest() : digestBytes(mic.algorithm, buffered),
+			"signed",
+		);
+		body = sourceFromBytes(
+			concatBytes([opening, buffered, middle, signatureHeaders, encodeBase64Bytes(signature), closing]),
+		);
+	} else {
+		const signatureSize = signer.size;
+		const size =
+			opening.byteLength +
+			content.size +
+			middle.byteLength +
+			signatureHeaders.byteLength +
+			base64EncodedSize(signatureSize) +
+			closing.byteLength;
+		body = {
+			size,
+			async *open() {
+				const pass = createDetachedSigner(options);
+				const micDigest = sign.digest === mic.algorithm ? undefined : createDigest(mic.algorithm);
+				yield opening;
+				for await (const chunk of content.open()) {
+					pass.update(chunk);
+					micDigest?.update(chunk);
+					yield chunk;
+				}
+				const signature = pass.finish();
+				if (signature.byteLength !== signatureSize) {
+					throw new As2Error(
+						"INTERNAL_ERROR",
+						`SignedData is ${signature.byteLength} bytes, announced ${signatureSize}`,
+					);
+				}
+				mic.resolve(micDigest ? micDigest.digest() : pass.contentDigest(), "signed");
+				yield middle;
+				yield signatureHeaders;
+				yield encodeBase64Bytes(signature);
+				yield closing;
+			},
+		};
+	}
 	const headers = new MimeHeaders([
 		[
 			"Content-Type",
@@ -327,6 +363,11 @@ function createMicTracker(algorithm: DigestAlgorithm): MicTracker {
 }
 
 function tapSource(source: ByteSource, mic: MicTracker, reading: "encrypted" | "plain"): ByteSource {
+	const buffered = bufferedBytes(source);
+	if (buffered) {
+		mic.resolve(digestBytes(mic.algorithm, buffered), reading);
+		return source;
+	}
 	return {
 		size: source.size,
 		async *open() {

@@ -1,23 +1,16 @@
-import { DIGEST_ALGORITHMS, type DigestAlgorithm, parseMicalg } from "../algorithms.ts";
-import { ByteReader, type Chunks, collect, toChunks } from "../bytes/index.ts";
-import { decompress } from "../cms/compressed-data.ts";
-import { peekCmsContentType } from "../cms/content-info.ts";
-import { type DecryptIdentity, decrypt } from "../cms/enveloped-data.ts";
-import { inspectSignedData, type SignatureInfo, verifyDetached } from "../cms/signed-data.ts";
-import { createDigest, type Digest, digestBytes } from "../crypto/index.ts";
-import { As2Error, isAs2Error } from "../errors/index.ts";
-import {
-	decodeTransferEncoding,
-	MimeHeaders,
-	parseContentType,
-	parseHeaderParams,
-	readHeaderBlock,
-	readMultipart,
-} from "../mime/index.ts";
+import type { DigestAlgorithm } from "../algorithms.ts";
+import { BUFFERED_MAX_BYTES, type Chunks, toChunks } from "../bytes/index.ts";
+import type { DecryptIdentity } from "../cms/enveloped-data.ts";
+import type { SignatureInfo } from "../cms/signed-data.ts";
+import { As2Error } from "../errors/index.ts";
+import { MimeHeaders, parseContentType, parseHeaderParams } from "../mime/index.ts";
 import { parseAs2Id } from "./as2-id.ts";
 import { type MdnRequest, readMdnRequest } from "./mdn-request.ts";
 import { stripMessageId } from "./message-id.ts";
-import { type Mic, micFromDigest } from "./mic.ts";
+import type { Mic } from "./mic.ts";
+import { peelBuffered } from "./peel-buffered.ts";
+import { peelStreaming } from "./peel-streaming.ts";
+import { asAs2Error, type Context, createContext, type Peeled, report } from "./unpack-context.ts";
 
 export type HeaderInput = MimeHeaders | Iterable<[string, string]> | Record<string, string>;
 
@@ -81,24 +74,12 @@ export interface UnpackedMessage {
 	complete(): Promise<UnpackReport>;
 }
 
-interface Context {
-	options: UnpackOptions;
-	layers: Layer[];
-	requestedMic?: DigestAlgorithm;
-	signedMic?: { digests: Map<DigestAlgorithm, Digest>; algorithm: DigestAlgorithm; value?: Uint8Array };
-	encryptedMic?: Digest;
-	plainMic?: Digest;
-	signature?: SignatureInfo;
-	depth: number;
-	maxHeaderBytes: number;
-}
-
-const MAX_LAYERS = 8;
-const MAX_SIGNATURE_BYTES = 1 << 20;
-
 /**
  * Reads an inbound AS2 message in whatever layer order the partner used (RFC 4130, RFC 5402),
- * streaming the payload out.
+ * streaming the payload out. A body given as bytes of up to {@link BUFFERED_MAX_BYTES}
+ * takes the buffered path: every layer is read in one step each, with the same checks and
+ * results; a message that fails there, or needs streaming, is read again by the streaming
+ * reader, so errors surface exactly as documented here.
  *
  * @example
  * const message = await unpack({ headers, body, identities: [me], partnerCertificates: [theirs] });
@@ -106,19 +87,27 @@ const MAX_SIGNATURE_BYTES = 1 << 20;
  * const { mic } = await message.complete();      // for the MDN
  */
 export async function unpack(options: UnpackOptions): Promise<UnpackedMessage> {
+	return (await readMessage(options, "auto"))!;
+}
+
+/**
+ * The buffered reader alone, for tests: undefined when it cannot read the message (which
+ * {@link unpack} then reads streaming). Not part of the package's API.
+ */
+export async function unpackBuffered(options: UnpackOptions): Promise<UnpackedMessage | undefined> {
+	return readMessage(options, "buffered-only");
+}
+
+async function readMessage(
+	options: UnpackOptions,
+	mode: "auto" | "buffered-only",
+): Promise<UnpackedMessage | undefined> {
 	const headers = toHeaders(options.headers);
 	const from = parseAs2Id(headers.get("as2-from"), "AS2-From");
 	const to = parseAs2Id(headers.get("as2-to"), "AS2-To");
 	const rawId = headers.get("message-id");
 	if (!rawId || stripMessageId(rawId) === "") throw new As2Error("INVALID_AS2_HEADERS", "Message-ID is missing");
 	const mdnRequest = readMdnRequest(headers);
-	const context: Context = {
-		options,
-		layers: [],
-		depth: 0,
-		maxHeaderBytes: options.maxHeaderBytes ?? 64 * 1024,
-		...(mdnRequest?.micAlgorithms[0] ? { requestedMic: mdnRequest.micAlgorithms[0] } : {}),
-	};
 	const top = new MimeHeaders();
 	top.set("Content-Type", headers.get("content-type") ?? "application/octet-stream");
 	const cte = headers.get("content-transfer-encoding");
@@ -126,7 +115,12 @@ export async function unpack(options: UnpackOptions): Promise<UnpackedMessage> {
 	const disposition = headers.get("content-disposition");
 	if (disposition) top.set("Content-Disposition", disposition);
 
-	const entity = await guard(() => peel(top, toChunks(options.body), context, true));
+	const requestedMic = mdnRequest?.micAlgorithms[0];
+	const read =
+		readBuffered(top, options, requestedMic) ??
+		(mode === "auto" ? await readStreaming(top, options, requestedMic) : undefined);
+	if (!read) return undefined;
+	const { context, entity } = read;
 	const signed = context.layers.some((l) => l.kind === "signed");
 	const encrypted = context.layers.some((l) => l.kind === "encrypted");
 	if ((options.requireSigned && !signed) || (options.requireEncrypted && !encrypted)) {
@@ -173,203 +167,39 @@ export async function unpack(options: UnpackOptions): Promise<UnpackedMessage> {
 	};
 }
 
-interface Peeled {
-	headers: MimeHeaders;
-	payload: Chunks;
-}
-
-async function peel(headers: MimeHeaders, body: Chunks, context: Context, top = false): Promise<Peeled> {
-	if (++context.depth > MAX_LAYERS) throw new As2Error("MALFORMED_MIME", `more than ${MAX_LAYERS} nested layers`);
-	const contentType = parseContentType(headers.get("content-type") ?? "text/plain");
-	// OpenAs2App#299: a sender put Content-Transfer-Encoding: base64 on the HTTP request itself.
-	const decoded = decodeTransferEncoding(headers.get("content-transfer-encoding"), body);
-	const media = contentType.mediaType;
-	if (media === "multipart/signed") return peelSigned(contentType.params, decoded, context);
-	if (
-		/^application\/(x-)?pkcs7-mime$/.test(media) ||
-		(media === "application/octet-stream" && contentType.params["smime-type"])
-	) {
-		return peelCms(decoded, context, top);
-	}
-	if (top) context.plainMic = createDigest(context.requestedMic ?? "sha256");
-	const plain = context.plainMic;
-	return { headers, payload: top && plain ? tap(decoded, [plain]) : decoded };
-}
-
-async function peelCms(body: Chunks, context: Context, top: boolean): Promise<Peeled> {
-	let reader = new ByteReader(body);
-	let kind = await peekCmsContentType(reader);
-	if (kind === undefined && (await looksLikeBase64(reader))) {
-		// Tolerated: a base64 body sent without saying so.
-		reader = new ByteReader(decodeTransferEncoding("base64", reader.rest()));
-		kind = await peekCmsContentType(reader);
-	}
-	switch (kind) {
-		case "enveloped-data":
-		case "auth-enveloped-data":
-			return peelEncrypted(reader, context);
-		case "compressed-data": {
-			context.layers.push({ kind: "compressed" });
-			let source = reader.rest();
-			if (top) {
-				context.plainMic = createDigest(context.requestedMic ?? "sha256");
-				source = tap(source, [context.plainMic]);
-			}
-			const inflated = await decompress(source, {
-				...(context.options.maxDecompressedBytes ? { maxOutputBytes: context.options.maxDecompressedBytes } : {}),
-				...(context.options.maxDecompressionRatio ? { maxRatio: context.options.maxDecompressionRatio } : {}),
-			});
-			return peelInner(inflated, context);
-		}
-		case "signed-data":
-			return peelOpaqueSigned(reader, context);
-		default:
-			throw new As2Error("MALFORMED_CMS", "the body is not a CMS structure this receiver can read");
+/** The buffered reader, for a small body in memory; undefined when it does not apply or gives up. */
+function readBuffered(
+	top: MimeHeaders,
+	options: UnpackOptions,
+	requestedMic: DigestAlgorithm | undefined,
+): { context: Context; entity: Peeled<Chunks> } | undefined {
+	const body = options.body;
+	if (!(body instanceof Uint8Array) || body.byteLength > BUFFERED_MAX_BYTES) return undefined;
+	const context = createContext(options, requestedMic);
+	try {
+		const entity = peelBuffered(top, body, context, true);
+		return { context, entity: { headers: entity.headers, payload: chunksOfPayload(entity.payload) } };
+	} catch {
+		// The streaming reader reads it again and reports the failure where the API says.
+		return undefined;
 	}
 }
 
-async function peelEncrypted(reader: ByteReader, context: Context): Promise<Peeled> {
-	const identities = context.options.identities ?? [];
-	if (identities.length === 0)
-		throw new As2Error("DECRYPTION_FAILED", "the message is encrypted but no decryption key is configured");
-	const result = await decrypt(reader.rest(), { identities });
-	context.layers.push({
-		kind: "encrypted",
-		container: result.kind,
-		algorithm: result.algorithm,
-		keyEncryption: result.keyEncryption,
-	});
-	let content = result.content;
-	if (!context.signedMic && !context.encryptedMic) {
-		// RFC 4130 §7.3.1: unsigned-encrypted → MIC over the decrypted entity with its headers.
-		// Provisional until the entity turns out to hold a signature, which then wins.
-		context.encryptedMic = createDigest(context.requestedMic ?? "sha256");
-		content = tap(content, [context.encryptedMic]);
-	}
-	return peelInner(content, context);
-}
-
-async function peelInner(content: Chunks, context: Context): Promise<Peeled> {
-	const reader = new ByteReader(content);
-	const { headers } = await readHeaderBlock(reader, { maxBytes: context.maxHeaderBytes });
-	const inner = await peel(headers, reader.rest(), context);
-	return {
-		headers: inner.headers,
-		payload: (async function* () {
-			yield* inner.payload;
-			// Trailing bytes after a nested structure still belong to the hashed entity.
-			for await (const _ of reader.rest());
-		})(),
-	};
-}
-
-/** multipart/signed (RFC 1847, RFC 5751 §3.5.3): the first part is hashed byte-exact. */
-async function peelSigned(params: Record<string, string>, body: Chunks, context: Context): Promise<Peeled> {
-	const boundary = params.boundary;
-	if (!boundary) throw new As2Error("MALFORMED_MIME", "multipart/signed without a boundary");
-	const headerAlgorithm = parseMicalg(params.micalg);
-	const layer: Layer = { kind: "signed", form: "multipart", ...(params.micalg ? { micalg: params.micalg } : {}) };
-	context.layers.push(layer);
-	// A missing or unknown micalg (as2-anchors §D6) costs hashing with every algorithm.
-	const algorithms = new Set<DigestAlgorithm>(headerAlgorithm ? [headerAlgorithm] : DIGEST_ALGORITHMS);
-	const outermost = !context.signedMic;
-	const micAlgorithm = context.requestedMic ?? headerAlgorithm ?? "sha256";
-	if (outermost) algorithms.add(micAlgorithm);
-	const digests = new Map([...algorithms].map((a) => [a, createDigest(a)] as const));
-	if (outermost) context.signedMic = { digests, algorithm: micAlgorithm };
-
-	const parts = readMultipart(body, boundary)[Symbol.asyncIterator]();
-	const first = await parts.next();
-	if (first.done) throw new As2Error("MALFORMED_MIME", "multipart/signed has no parts");
-	const reader = new ByteReader(tap(first.value.raw, [...digests.values()]));
-	const { headers } = await readHeaderBlock(reader, { maxBytes: context.maxHeaderBytes });
-	const inner = await peel(headers, reader.rest(), context);
-	const options = context.options;
-	return {
-		headers: inner.headers,
-		payload: (async function* () {
-			yield* inner.payload;
-			for await (const _ of reader.rest());
-			const second = await parts.next();
-			if (second.done) throw new As2Error("MALFORMED_MIME", "multipart/signed has no signature part");
-			const signatureReader = new ByteReader(second.value.raw);
-			const signatureHeaders = (await readHeaderBlock(signatureReader, { maxBytes: context.maxHeaderBytes })).headers;
-			let der = await collect(
-				decodeTransferEncoding(signatureHeaders.get("content-transfer-encoding"), signatureReader.rest()),
-				MAX_SIGNATURE_BYTES,
-				"signature part",
-			);
-			if (der[0] !== 0x30 && /^[A-Za-z0-9+/=\s]+$/.test(Buffer.from(der).toString("latin1"))) {
-				der = new Uint8Array(Buffer.from(Buffer.from(der).toString("latin1"), "base64"));
-			}
-			for (;;) {
-				const extra = await parts.next();
-				if (extra.done) break;
-				for await (const _ of extra.value.raw);
-			}
-			const computed = new Map([...digests].map(([a, d]) => [a, d.digest()] as const));
-			const info = verifyDetached(der, (a) => computed.get(a), {
-				...(options.partnerCertificates ? { trustedCertificates: options.partnerCertificates } : {}),
-				...(options.at ? { at: options.at } : {}),
-			});
-			if (layer.kind === "signed") layer.digest = info.digest;
-			if (outermost && context.signedMic) {
-				context.signedMic.value = computed.get(context.signedMic.algorithm);
-				context.signature = info;
-			}
-		})(),
-	};
-}
-
-/** application/pkcs7-mime; smime-type=signed-data: the content travels inside the CMS. */
-async function peelOpaqueSigned(reader: ByteReader, context: Context): Promise<Peeled> {
-	const der = await collect(reader.rest(), context.options.maxOpaqueSignedBytes ?? 64 << 20, "signed-data message");
-	const info = inspectSignedData(der);
-	const content = info.encapsulatedContent;
-	if (!content) throw new As2Error("MALFORMED_CMS", "signed-data without content");
-	const layer: Layer = { kind: "signed", form: "opaque", digest: info.digest };
-	context.layers.push(layer);
-	const verified = verifyDetached(der, (a) => digestBytes(a, content), {
-		...(context.options.partnerCertificates ? { trustedCertificates: context.options.partnerCertificates } : {}),
-		...(context.options.at ? { at: context.options.at } : {}),
-	});
-	if (!context.signedMic) {
-		const algorithm = context.requestedMic ?? info.digest;
-		context.signedMic = { digests: new Map(), algorithm, value: digestBytes(algorithm, content) };
-		context.signature = verified;
-	}
-	return peelInner(
-		(async function* () {
-			yield content;
-		})(),
-		context,
-	);
-}
-
-function report(context: Context): UnpackReport {
-	const base = { layers: context.layers, ...(context.signature ? { signature: context.signature } : {}) };
-	if (context.signedMic?.value) {
-		return { ...base, mic: micFromDigest(context.signedMic.value, context.signedMic.algorithm), micReading: "signed" };
-	}
-	const digest = context.encryptedMic ?? context.plainMic;
-	if (!digest) throw new As2Error("INTERNAL_ERROR", "no MIC was computed");
-	return {
-		...base,
-		mic: micFromDigest(digest.digest(), digest.algorithm),
-		micReading: context.encryptedMic ? "encrypted" : "plain",
-	};
-}
-
-async function* tap(chunks: Chunks, digests: Digest[]): Chunks {
-	for await (const chunk of chunks) {
-		for (const d of digests) d.update(chunk);
-		yield chunk;
+async function readStreaming(
+	top: MimeHeaders,
+	options: UnpackOptions,
+	requestedMic: DigestAlgorithm | undefined,
+): Promise<{ context: Context; entity: Peeled<Chunks> }> {
+	const context = createContext(options, requestedMic);
+	try {
+		return { context, entity: await peelStreaming(top, toChunks(options.body), context, true) };
+	} catch (error) {
+		throw asAs2Error(error);
 	}
 }
 
-async function looksLikeBase64(reader: ByteReader): Promise<boolean> {
-	const head = await reader.peek(64);
-	return head.byteLength > 0 && /^[A-Za-z0-9+/=\r\n]+$/.test(Buffer.from(head).toString("latin1"));
+async function* chunksOfPayload(payload: Uint8Array): Chunks {
+	if (payload.byteLength > 0) yield payload;
 }
 
 function filenameOf(headers: MimeHeaders): string | undefined {
@@ -388,19 +218,4 @@ function toHeaders(input: HeaderInput): MimeHeaders {
 
 function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
 	return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
-}
-
-function asAs2Error(error: unknown): As2Error {
-	if (isAs2Error(error)) return error;
-	return new As2Error("MALFORMED_MIME", `cannot read the message: ${(error as Error)?.message ?? error}`, {
-		cause: error,
-	});
-}
-
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-	try {
-		return await fn();
-	} catch (error) {
-		throw asAs2Error(error);
-	}
 }

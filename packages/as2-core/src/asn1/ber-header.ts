@@ -16,6 +16,12 @@ export interface BerHeader {
 	readonly headerLength: number;
 }
 
+/**
+ * Nesting we follow before calling the input hostile (real CMS stays below 12): the elements
+ * enclosing one that is entered. Both BER readers (streaming and in-memory) apply it.
+ */
+export const MAX_BER_DEPTH = 48;
+
 /** Longest header we accept: 1 + 4 identifier octets, 1 + 8 length octets. */
 export const MAX_HEADER_LENGTH = 14;
 

@@ -1,11 +1,8 @@
 import type { ByteReader, Chunks } from "../bytes/index.ts";
 import { concatBytes } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
-import { type BerHeader, decodeHeader, MAX_HEADER_LENGTH } from "./ber-header.ts";
+import { type BerHeader, decodeHeader, MAX_BER_DEPTH as MAX_DEPTH, MAX_HEADER_LENGTH } from "./ber-header.ts";
 import { contextTag, TAG } from "./der.ts";
-
-/** Nesting we follow before calling the input hostile (real CMS stays below 12). */
-const MAX_DEPTH = 48;
 
 const malformed = (message: string) => new As2Error("MALFORMED_CMS", message);
 const truncated = () => malformed("truncated ASN.1 data");

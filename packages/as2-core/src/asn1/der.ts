@@ -1,4 +1,3 @@
-import { concatBytes } from "../bytes/index.ts";
 import { encodeOid } from "./oid.ts";
 
 /**
@@ -50,13 +49,27 @@ export function derHeader(tag: number, length: number): Uint8Array {
 
 /** Size of a whole TLV whose content is `contentLength` bytes (single identifier octet). */
 export function tlvSize(contentLength: number): number {
-	return 1 + derLength(contentLength).byteLength + contentLength;
+	if (!Number.isSafeInteger(contentLength) || contentLength < 0)
+		throw new RangeError(`invalid DER length ${contentLength}`);
+	// X.690 §8.1.3: one octet below 128, else one plus the octets of the length.
+	let lengthOctets = 1;
+	if (contentLength >= 0x80) for (let v = contentLength; v > 0; v = Math.floor(v / 256)) lengthOctets++;
+	return 1 + lengthOctets + contentLength;
 }
 
-/** A TLV around the concatenated parts. */
+/** A TLV around the concatenated parts, written once into one array. */
 export function derTlv(tag: number, ...parts: Uint8Array[]): Uint8Array {
-	const content = concatBytes(parts);
-	return concatBytes([derHeader(tag, content.byteLength), content]);
+	let size = 0;
+	for (const part of parts) size += part.byteLength;
+	const header = derHeader(tag, size);
+	const out = new Uint8Array(header.byteLength + size);
+	out.set(header);
+	let offset = header.byteLength;
+	for (const part of parts) {
+		out.set(part, offset);
+		offset += part.byteLength;
+	}
+	return out;
 }
 
 export function derSequence(...parts: Uint8Array[]): Uint8Array {
@@ -90,8 +103,16 @@ export function derOctetString(bytes: Uint8Array): Uint8Array {
 	return derTlv(TAG.OCTET_STRING, bytes);
 }
 
+const oids = new Map<string, Uint8Array>();
+
+/** OBJECT IDENTIFIER TLV. Memoised (a few dozen OIDs are ever written): do not modify the result. */
 export function derOid(oid: string): Uint8Array {
-	return derTlv(TAG.OID, encodeOid(oid));
+	let encoded = oids.get(oid);
+	if (!encoded) {
+		encoded = derTlv(TAG.OID, encodeOid(oid));
+		if (oids.size < 1024) oids.set(oid, encoded);
+	}
+	return encoded;
 }
 
 export function derNull(): Uint8Array {
@@ -109,6 +130,10 @@ export function derInteger(value: number | bigint | Uint8Array): Uint8Array {
 		const magnitude = value.subarray(start);
 		const pad = magnitude.byteLength === 0 || (magnitude[0]! & 0x80) !== 0;
 		return derTlv(TAG.INTEGER, pad ? Uint8Array.of(0) : new Uint8Array(0), magnitude);
+	}
+	// Versions and small parameters: one content octet.
+	if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value < 0x80) {
+		return Uint8Array.of(TAG.INTEGER, 1, value);
 	}
 	let v = BigInt(value);
 	const bytes: number[] = [];

@@ -1,4 +1,4 @@
-export { type BerHeader, decodeHeader, isTag, MAX_HEADER_LENGTH, TAG_CLASS } from "./ber-header.ts";
+export { type BerHeader, decodeHeader, isTag, MAX_BER_DEPTH, MAX_HEADER_LENGTH, TAG_CLASS } from "./ber-header.ts";
 export { BerReader } from "./ber-reader.ts";
 export { toDefiniteLength } from "./definite-length.ts";
 export {

@@ -1,3 +1,4 @@
+import { fromLatin1 } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 /**
@@ -29,6 +30,48 @@ export function encodeOid(oid: string): Uint8Array {
 
 /** Dotted form of OID content octets; MALFORMED_CMS when they are not a valid encoding. */
 export function decodeOid(content: Uint8Array): string {
+	if (content.byteLength > 32) return decodeSmallOid(content) ?? decodeAnyOid(content);
+	const key = fromLatin1(content);
+	let oid = decodedOids.get(key);
+	if (oid === undefined) {
+		oid = decodeSmallOid(content) ?? decodeAnyOid(content);
+		if (decodedOids.size < 4096) decodedOids.set(key, oid);
+	}
+	return oid;
+}
+
+/** Decoded OIDs by their content octets: a message repeats the same few dozen. */
+const decodedOids = new Map<string, string>();
+
+/**
+ * The common case in plain numbers: a valid encoding whose subidentifiers stay below 2^31
+ * (every OID CMS uses). Undefined otherwise, for {@link decodeAnyOid} to decide.
+ */
+function decodeSmallOid(content: Uint8Array): string | undefined {
+	if (content.byteLength === 0 || content.byteLength > 256) return undefined;
+	let text = "";
+	let v = 0;
+	let started = false;
+	for (let i = 0; i < content.byteLength; i++) {
+		const byte = content[i]!;
+		if ((!started && byte === 0x80) || v > 0xffffff) return undefined;
+		v = v * 128 + (byte & 0x7f);
+		started = true;
+		if ((byte & 0x80) === 0) {
+			if (text === "") {
+				const first = v < 40 ? 0 : v < 80 ? 1 : 2;
+				text = `${first}.${v - first * 40}`;
+			} else {
+				text += `.${v}`;
+			}
+			v = 0;
+			started = false;
+		}
+	}
+	return started ? undefined : text;
+}
+
+function decodeAnyOid(content: Uint8Array): string {
 	const malformed = () => new As2Error("MALFORMED_CMS", "invalid OBJECT IDENTIFIER encoding");
 	if (content.byteLength === 0 || content.byteLength > 256) throw malformed();
 	const subs: bigint[] = [];

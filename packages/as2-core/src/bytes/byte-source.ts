@@ -1,3 +1,5 @@
+import { concatBytes } from "./bytes.ts";
+
 /**
  * Streaming currency of as2-core. Internally layers pass `Chunks` (async iterables of bytes);
  * a `ByteSource` is a re-openable stream of known size, which lets a layer write DER with
@@ -10,20 +12,42 @@ export interface ByteSource {
 	readonly size: number;
 	/** A fresh pass over the bytes; may be called more than once. */
 	open(): Chunks;
+	/** The bytes themselves, when the source is an array in memory (see {@link bufferedBytes}). */
+	readonly bytes?: Uint8Array;
 }
+
+/**
+ * Bodies up to this size that are already in memory take the buffered path: each layer
+ * (MIME, CMS, MIC) works on the whole array in one synchronous step instead of streaming
+ * it. Larger ones stream, so memory stays bounded whatever the payload size.
+ */
+export const BUFFERED_MAX_BYTES = 64 * 1024;
 
 export function sourceFromBytes(bytes: Uint8Array): ByteSource {
 	return {
 		size: bytes.byteLength,
+		bytes,
 		async *open() {
 			if (bytes.byteLength > 0) yield bytes;
 		},
 	};
 }
 
-/** Concatenation of byte arrays and sources; its size is the sum. */
+/** A source's bytes when it is in memory and small enough for the buffered path; else undefined. */
+export function bufferedBytes(source: ByteSource): Uint8Array | undefined {
+	return source.bytes !== undefined && source.size <= BUFFERED_MAX_BYTES ? source.bytes : undefined;
+}
+
+/**
+ * Concatenation of byte arrays and sources; its size is the sum. When every part is in
+ * memory and the whole is small, so is the result (one array).
+ */
 export function concatSources(parts: ReadonlyArray<Uint8Array | ByteSource>): ByteSource {
 	const sources = parts.map((p) => (p instanceof Uint8Array ? sourceFromBytes(p) : p));
+	const buffered = sources.map(bufferedBytes);
+	if (buffered.every((b) => b !== undefined) && buffered.reduce((n, b) => n + b.byteLength, 0) <= BUFFERED_MAX_BYTES) {
+		return sourceFromBytes(concatBytes(buffered));
+	}
 	return {
 		size: sources.reduce((n, s) => n + s.size, 0),
 		async *open() {

@@ -28,6 +28,11 @@ export const fromUtf8 = (bytes: Uint8Array): string => utf8Decoder.decode(bytes)
 /** Header bytes are octets: latin1 keeps every byte as one char and back (RFC 5322 §2.2). */
 export function latin1(text: string): Uint8Array {
 	const out = new Uint8Array(text.length);
+	if (text.length > 128) {
+		// Node's encoder, into our own array (no pooled Buffer): twice as fast on long text.
+		Buffer.from(out.buffer, out.byteOffset, out.byteLength).write(text, 0, "latin1");
+		return out;
+	}
 	for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) & 0xff;
 	return out;
 }
@@ -35,7 +40,8 @@ export function latin1(text: string): Uint8Array {
 export function fromLatin1(bytes: Uint8Array): string {
 	let s = "";
 	for (let i = 0; i < bytes.byteLength; i += 8192) {
-		s += String.fromCharCode(...bytes.subarray(i, i + 8192));
+		// `apply` takes the typed array as it is; a spread would first copy it into an array.
+		s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
 	}
 	return s;
 }

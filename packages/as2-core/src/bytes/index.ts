@@ -1,6 +1,8 @@
 export { ByteReader, indexOfBytes } from "./byte-reader.ts";
 export {
+	BUFFERED_MAX_BYTES,
 	type ByteSource,
+	bufferedBytes,
 	type Chunks,
 	checkedOpen,
 	chunksOf,

@@ -1,9 +1,13 @@
-import { concatBytes } from "../bytes/index.ts";
+import { type BerHeader, decodeHeader, MAX_BER_DEPTH } from "../asn1/ber-header.ts";
+import { concatBytes, fromLatin1 } from "../bytes/index.ts";
+
 /**
- * A minimal BER TLV reader (X.690 §8) for hot paths: certificates, SignedData, PKCS#12.
- * It records offsets into the input instead of building objects, so a caller can keep the
- * ORIGINAL bytes of a field (RFC 5652 §5.4 signs the signed attributes as received).
- * Indefinite lengths (X.690 §8.1.3.6) are accepted: Java and Windows senders stream BER.
+ * A minimal in-memory BER TLV reader (X.690 §8) for hot paths: certificates, SignedData,
+ * PKCS#12 and the buffered CMS readers of small messages. It records offsets into the input
+ * instead of building objects, so a caller can keep the ORIGINAL bytes of a field (RFC 5652
+ * §5.4 signs the signed attributes as received). Indefinite lengths (X.690 §8.1.3.6) are
+ * accepted: Java and Windows senders stream BER. Headers are decoded, and nesting limited,
+ * by the same rules as the streaming reader (`asn1/`), so both accept the same encodings.
  * Every failure is a `BerError`; callers translate it to their own error code.
  */
 export class BerError extends Error {
@@ -47,55 +51,43 @@ export interface Tlv {
 	/** End of the whole element (after the end-of-contents octets when indefinite). */
 	readonly end: number;
 	readonly indefinite: boolean;
+	/** Number of elements enclosing this one (0 for a root). */
+	readonly depth: number;
 }
 
-/** Deeper nesting than this is garbage (or an attack), never a real CMS structure. */
-const MAX_DEPTH = 64;
-
-/** Reads the element at `offset`, which must end at or before `limit`. */
+/**
+ * Reads the element at `offset`, which must end at or before `limit`; `depth` is the number
+ * of elements around it. Like the streaming reader, an element nested in more than
+ * {@link MAX_BER_DEPTH} others is refused, and so is walking an indefinite-length one at that depth.
+ */
 export function readTlv(bytes: Uint8Array, offset = 0, limit = bytes.byteLength, depth = 0): Tlv {
-	if (depth > MAX_DEPTH) throw new BerError("BER nesting too deep");
-	let p = offset;
-	if (p >= limit) throw new BerError(`BER: no element at offset ${offset}`);
-	const first = bytes[p++]!;
-	const cls = first >> 6;
-	const constructed = (first & 0x20) !== 0;
-	let number = first & 0x1f;
-	if (number === 0x1f) {
-		// X.690 §8.1.2.4: high tag numbers, base 128.
-		number = 0;
-		for (let i = 0; ; i++) {
-			if (p >= limit || i > 3) throw new BerError("BER: bad high tag number");
-			const b = bytes[p++]!;
-			number = number * 128 + (b & 0x7f);
-			if ((b & 0x80) === 0) break;
-		}
+	if (depth > MAX_BER_DEPTH) throw new BerError("BER nesting too deep");
+	if (offset >= limit) throw new BerError(`BER: no element at offset ${offset}`);
+	let header: BerHeader | undefined;
+	try {
+		header = decodeHeader(bytes, offset);
+	} catch (error) {
+		throw new BerError(`BER: ${(error as Error).message}`);
 	}
-	if (p >= limit) throw new BerError("BER: missing length");
-	const lengthByte = bytes[p++]!;
-	if (lengthByte === 0x80) {
-		if (!constructed) throw new BerError("BER: indefinite length on a primitive element");
+	if (!header || offset + header.headerLength > limit) throw new BerError(`BER: truncated header at offset ${offset}`);
+	const cls = header.tagClass;
+	const constructed = header.constructed;
+	const number = header.tagNumber;
+	let p = offset + header.headerLength;
+	if (header.length === undefined) {
+		if (depth >= MAX_BER_DEPTH) throw new BerError("BER nesting too deep");
 		const contentStart = p;
 		for (;;) {
 			if (p + 2 > limit) throw new BerError("BER: missing end-of-contents");
 			if (bytes[p] === 0 && bytes[p + 1] === 0) break;
 			p = readTlv(bytes, p, limit, depth + 1).end;
 		}
-		return { cls, constructed, number, start: offset, contentStart, contentEnd: p, end: p + 2, indefinite: true };
+		const end = p + 2;
+		return { cls, constructed, number, start: offset, contentStart, contentEnd: p, end, indefinite: true, depth };
 	}
-	let length = lengthByte;
-	if (lengthByte & 0x80) {
-		const count = lengthByte & 0x7f;
-		if (count > 6 || count === 0x7f) throw new BerError("BER: length too large");
-		length = 0;
-		for (let i = 0; i < count; i++) {
-			if (p >= limit) throw new BerError("BER: truncated length");
-			length = length * 256 + bytes[p++]!;
-		}
-	}
-	const end = p + length;
+	const end = p + header.length;
 	if (end > limit) throw new BerError(`BER: element at ${offset} runs past its container (${end} > ${limit})`);
-	return { cls, constructed, number, start: offset, contentStart: p, contentEnd: end, end, indefinite: false };
+	return { cls, constructed, number, start: offset, contentStart: p, contentEnd: end, end, indefinite: false, depth };
 }
 
 /** Reads one element that must span the whole input (trailing bytes are an error). */
@@ -110,7 +102,7 @@ export function childrenOf(bytes: Uint8Array, tlv: Tlv): Tlv[] {
 	if (!tlv.constructed) throw new BerError("BER: expected a constructed element");
 	const out: Tlv[] = [];
 	for (let p = tlv.contentStart; p < tlv.contentEnd; ) {
-		const child = readTlv(bytes, p, tlv.contentEnd);
+		const child = readTlv(bytes, p, tlv.contentEnd, tlv.depth + 1);
 		out.push(child);
 		p = child.end;
 	}
@@ -145,14 +137,13 @@ export function contentOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
 export function octetsOf(bytes: Uint8Array, tlv: Tlv): Uint8Array {
 	if (!tlv.constructed) return bytes.subarray(tlv.contentStart, tlv.contentEnd);
 	const parts: Uint8Array[] = [];
-	collectSegments(bytes, tlv, parts, 0);
+	collectSegments(bytes, tlv, parts);
 	return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
 
-function collectSegments(bytes: Uint8Array, tlv: Tlv, parts: Uint8Array[], depth: number): void {
-	if (depth > MAX_DEPTH) throw new BerError("BER nesting too deep");
+function collectSegments(bytes: Uint8Array, tlv: Tlv, parts: Uint8Array[]): void {
 	for (const child of childrenOf(bytes, tlv)) {
-		if (child.constructed) collectSegments(bytes, child, parts, depth + 1);
+		if (child.constructed) collectSegments(bytes, child, parts);
 		else parts.push(bytes.subarray(child.contentStart, child.contentEnd));
 	}
 }
@@ -163,7 +154,21 @@ export function oidOf(bytes: Uint8Array, tlv: Tlv): string {
 	return decodeOid(contentOf(bytes, tlv));
 }
 
+/** Decoded OIDs by their content octets: a message repeats the same few dozen. */
+const decodedOids = new Map<string, string>();
+
 export function decodeOid(content: Uint8Array): string {
+	if (content.byteLength > 32) return decodeOidOnce(content);
+	const key = fromLatin1(content);
+	let oid = decodedOids.get(key);
+	if (oid === undefined) {
+		oid = decodeOidOnce(content);
+		if (decodedOids.size < 4096) decodedOids.set(key, oid);
+	}
+	return oid;
+}
+
+function decodeOidOnce(content: Uint8Array): string {
 	if (content.byteLength === 0 || (content[content.byteLength - 1]! & 0x80) !== 0) {
 		throw new BerError("BER: malformed OBJECT IDENTIFIER");
 	}

@@ -8,6 +8,8 @@ import { id_RSASSA_PSS, rsaEncryption } from "./oids.ts";
 /** Importing a key costs ~0.1 ms: keep the recent ones, keyed by the public key bits. */
 const CACHE_SIZE = 512;
 const cache = new Map<string, PublicKey>();
+/** The same keys by the (cached) fields of a certificate: partners' certificates are read once. */
+const byFields = new WeakMap<CertificateFields, PublicKey>();
 
 /**
  * The certificate's RSA public key, for raw RSA operations. An RSA-PSS SubjectPublicKeyInfo
@@ -18,11 +20,14 @@ export function rsaPublicKeyOf(fields: CertificateFields): PublicKey {
 	if (fields.keyAlgorithm !== rsaEncryption && fields.keyAlgorithm !== id_RSASSA_PSS) {
 		throw new As2Error("UNSUPPORTED_ALGORITHM", `the certificate's key is not RSA (${fields.keyAlgorithm})`);
 	}
+	const known = byFields.get(fields);
+	if (known) return known;
 	const id = toBase64(fields.publicKey);
 	const cached = cache.get(id);
 	if (cached) {
 		cache.delete(id);
 		cache.set(id, cached);
+		byFields.set(fields, cached);
 		return cached;
 	}
 	const spki =
@@ -38,6 +43,7 @@ export function rsaPublicKeyOf(fields: CertificateFields): PublicKey {
 		});
 	}
 	cache.set(id, key);
+	byFields.set(fields, key);
 	if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
 	return key;
 }

@@ -13,7 +13,9 @@ export const id_aa_CMSAlgorithmProtection = "1.2.840.113549.1.9.52";
 // RFC 8017 Appendix C (PKCS-1), RFC 4055, RFC 4056
 export const rsaEncryption = "1.2.840.113549.1.1.1";
 export const id_RSASSA_PSS = "1.2.840.113549.1.1.10";
+export const id_RSAES_OAEP = "1.2.840.113549.1.1.7";
 export const id_mgf1 = "1.2.840.113549.1.1.8";
+export const id_pSpecified = "1.2.840.113549.1.1.9";
 export const sha1WithRSAEncryption = "1.2.840.113549.1.1.5";
 export const sha256WithRSAEncryption = "1.2.840.113549.1.1.11";
 export const sha384WithRSAEncryption = "1.2.840.113549.1.1.12";

@@ -13,7 +13,16 @@ import {
 	tlvSize,
 	toDefiniteLength,
 } from "../asn1/index.ts";
-import { ByteReader, type ByteSource, type Chunks, checkedOpen, collect, concatBytes } from "../bytes/index.ts";
+import {
+	ByteReader,
+	type ByteSource,
+	bufferedBytes,
+	type Chunks,
+	checkedOpen,
+	collect,
+	concatBytes,
+	sourceFromBytes,
+} from "../bytes/index.ts";
 import { deflateBytes, deflateChunks, inflateChunks } from "../crypto/index.ts";
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import {
@@ -71,8 +80,12 @@ export async function compress(content: ByteSource, opts: CompressOptions = {}):
 	}
 	// Small contents (most EDI) compress once, synchronously, and the result is kept: no
 	// second pass and no zlib stream round trips. Bounded by SMALL_CONTENT_BYTES.
-	const small =
-		content.size <= SMALL_CONTENT_BYTES ? deflateBytes(await collect(checkedOpen(content)), { level }) : undefined;
+	const buffered = bufferedBytes(content);
+	const small = buffered
+		? deflateBytes(buffered, { level })
+		: content.size <= SMALL_CONTENT_BYTES
+			? deflateBytes(await collect(checkedOpen(content)), { level })
+			: undefined;
 	let compressedSize = small?.byteLength ?? 0;
 	if (!small)
 		for await (const chunk of deflateChunks(checkedOpen(content), { level })) compressedSize += chunk.byteLength;
@@ -90,6 +103,8 @@ export async function compress(content: ByteSource, opts: CompressOptions = {}):
 		derHeader(0xa0, eContent.byteLength + compressedSize),
 		eContent,
 	]);
+	// Buffered path: the whole CompressedData as one array, for the next layer to take in one step.
+	if (buffered && small) return sourceFromBytes(concatBytes([prefix, small]));
 	return {
 		size: prefix.byteLength + compressedSize,
 		async *open() {
@@ -120,6 +135,9 @@ export interface DecompressOptions {
 	maxHeaderBytes?: number;
 }
 
+export const DEFAULT_MAX_RATIO = 1000;
+export const DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
+
 /** Output below which the ratio is not checked: small, very regular texts compress well. */
 const RATIO_GRACE_BYTES = 1 << 20;
 
@@ -135,8 +153,8 @@ const RATIO_GRACE_BYTES = 1 << 20;
  */
 export async function decompress(der: Chunks, opts: DecompressOptions = {}): Promise<Chunks> {
 	const maxOutput = opts.maxOutputBytes ?? Number.POSITIVE_INFINITY;
-	const maxRatio = opts.maxRatio ?? 1000;
-	const maxHeaderBytes = opts.maxHeaderBytes ?? 64 * 1024;
+	const maxRatio = opts.maxRatio ?? DEFAULT_MAX_RATIO;
+	const maxHeaderBytes = opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
 	const input = new ByteReader(der);
 	const ber = new BerReader(input);
 	try {
@@ -166,6 +184,16 @@ export async function decompress(der: Chunks, opts: DecompressOptions = {}): Pro
 	}
 }
 
+/** The zip-bomb guards, after `produced` bytes of output from `bytesIn` of input. */
+export function guardInflation(produced: number, bytesIn: number, maxOutput: number, maxRatio: number): void {
+	if (produced > maxOutput) {
+		throw new As2Error("DECOMPRESSION_FAILED", `decompressed content exceeds ${maxOutput} bytes`);
+	}
+	if (produced > RATIO_GRACE_BYTES && produced / Math.max(1, bytesIn) > maxRatio) {
+		throw new As2Error("DECOMPRESSION_FAILED", `decompression ratio above ${maxRatio}:1 (zip bomb?)`);
+	}
+}
+
 async function* inflateContent(
 	ber: BerReader,
 	octets: Awaited<ReturnType<BerReader["readHeader"]>>,
@@ -186,10 +214,7 @@ async function* inflateContent(
 	try {
 		for await (const chunk of inflation.output) {
 			produced += chunk.byteLength;
-			if (produced > maxOutput) throw fail(`decompressed content exceeds ${maxOutput} bytes`);
-			if (produced > RATIO_GRACE_BYTES && produced / Math.max(1, inflation.bytesIn) > maxRatio) {
-				throw fail(`decompression ratio above ${maxRatio}:1 (zip bomb?)`);
-			}
+			guardInflation(produced, inflation.bytesIn, maxOutput, maxRatio);
 			yield chunk as Uint8Array;
 		}
 	} catch (error) {

@@ -1,5 +1,3 @@
-import { AsnParser } from "@peculiar/asn1-schema";
-import { AlgorithmIdentifier } from "@peculiar/asn1-x509";
 import { CIPHERS, type ContentEncryptionAlgorithm, DES_CBC_OID, RC2_CBC_OID } from "../algorithms.ts";
 import {
 	childrenOf,
@@ -10,6 +8,7 @@ import {
 	expectTag,
 	parseTlv,
 	TAG,
+	tlvOid,
 	tlvSmallInteger,
 	toDefiniteLength,
 } from "../asn1/index.ts";
@@ -30,6 +29,8 @@ export interface ContentCipher {
 	readonly blockSize: number;
 	/** GCM tag length (RFC 5084 §3.2 aes-ICVlen). */
 	readonly icvLength?: number;
+	/** RC2 effective key bits (RFC 2268 §2). */
+	readonly effectiveKeyBits?: number;
 }
 
 /** RFC 5084 §3.2: we send 12-octet nonces and 16-octet ICVs. */
@@ -60,14 +61,11 @@ export function contentEncryptionAlgorithmIdentifier(
  * parameters out of range are UNSUPPORTED_ALGORITHM; broken encodings MALFORMED_CMS.
  */
 export function parseContentEncryptionAlgorithm(ber: Uint8Array): ContentCipher {
-	let identifier: AlgorithmIdentifier;
-	try {
-		identifier = AsnParser.parse(toDefiniteLength(ber), AlgorithmIdentifier);
-	} catch (error) {
-		throw new As2Error("MALFORMED_CMS", "cannot read contentEncryptionAlgorithm", { cause: error });
-	}
-	const oid = identifier.algorithm;
-	const parameters = identifier.parameters ? new Uint8Array(identifier.parameters) : undefined;
+	// AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }
+	const fields = childrenOf(expectTag(parseTlv(toDefiniteLength(ber)), TAG.SEQUENCE, "contentEncryptionAlgorithm"));
+	if (fields.length > 2) throw new As2Error("MALFORMED_CMS", "contentEncryptionAlgorithm has more than two fields");
+	const oid = tlvOid(fields[0], "contentEncryptionAlgorithm algorithm");
+	const parameters = fields[1]?.encoded;
 	const params = () => {
 		if (!parameters) throw new As2Error("MALFORMED_CMS", `contentEncryptionAlgorithm ${oid} without parameters`);
 		return parseTlv(parameters);
@@ -116,20 +114,40 @@ export function parseContentEncryptionAlgorithm(ber: Uint8Array): ContentCipher 
 	throw new As2Error("UNSUPPORTED_ALGORITHM", `unsupported content-encryption algorithm ${oid}`);
 }
 
+/** RFC 2268 §6: rc2ParameterVersion for the effective key bits senders use (OpenSSL `-rc2-40/64/128`). */
+const RC2_VERSIONS: Readonly<Record<number, number>> = { 160: 40, 120: 64, 58: 128 };
+/** RFC 2268 §6: an IV alone stands for the default of 32 effective key bits. */
+const RC2_DEFAULT_BITS = 32;
+
 /**
- * RC2 (RFC 3370 §5.2, RFC 2268 §6): `RC2CBCParameter ::= SEQUENCE { rc2ParameterVersion
- * INTEGER, iv OCTET STRING }`; the version encodes the effective key bits (160 → 40,
- * 120 → 64, 58 → 128). An IV alone is the PKCS#7 v1.5 form, 32 effective bits: unsupported.
+ * RC2-CBC parameters (RFC 3370 §5.2, RFC 2268 §6):
+ *
+ * ```asn1
+ * RC2-CBCParameter ::= CHOICE {
+ *   iv IV,                                        -- 32 effective key bits
+ *   params SEQUENCE { version RC2Version, iv IV } }  -- RFC 3370 §5.2: what CMS senders write
+ * IV ::= OCTET STRING (SIZE(8))
+ * ```
+ *
+ * The version encodes the effective key bits (160 → 40, 120 → 64, 58 → 128). The key is as
+ * long as its effective bits, as OpenSSL sets it; for the bare IV that makes 4 octets, the one
+ * reading on which RFC 2268 (32 effective bits) and the JCE (effective bits = key bits) agree.
+ * Decryption only: RC2 is never sent.
  */
 function parseRc2(parameters: ReturnType<typeof parseTlv>): ContentCipher {
-	if (parameters.header.tag !== TAG.SEQUENCE) {
-		throw new As2Error("UNSUPPORTED_ALGORITHM", "RC2 with 32 effective key bits is not supported");
+	let bits: number | undefined;
+	let iv: Uint8Array;
+	if (parameters.header.tag === TAG.OCTET_STRING) {
+		bits = RC2_DEFAULT_BITS;
+		iv = parameters.content;
+	} else {
+		const [version, ivTlv, extra] = childrenOf(expectTag(parameters, TAG.SEQUENCE, "RC2CBCParameter"));
+		if (extra) throw new As2Error("MALFORMED_CMS", "RC2CBCParameter has more than two fields");
+		iv = expectTag(ivTlv, TAG.OCTET_STRING, "RC2 IV").content;
+		bits = RC2_VERSIONS[tlvSmallInteger(version, "rc2ParameterVersion")];
 	}
-	const [version, ivTlv] = childrenOf(parameters);
-	const iv = expectTag(ivTlv, TAG.OCTET_STRING, "RC2 IV").content;
 	if (iv.byteLength !== 8) throw new As2Error("MALFORMED_CMS", `RC2 IV of ${iv.byteLength} octets`);
-	const bits = { 160: 40, 120: 64, 58: 128 }[tlvSmallInteger(version, "rc2ParameterVersion")];
 	if (bits === undefined) throw new As2Error("UNSUPPORTED_ALGORITHM", "RC2 with an unsupported effective key size");
 	const nodeName = bits === 128 ? "rc2-cbc" : `rc2-${bits}-cbc`;
-	return { algorithm: "rc2", nodeName, keyLength: bits / 8, iv, aead: false, blockSize: 8 };
+	return { algorithm: "rc2", nodeName, keyLength: bits / 8, iv, aead: false, blockSize: 8, effectiveKeyBits: bits };
 }

@@ -49,7 +49,12 @@ const PEEK_BYTES = 64;
  * const kind = await peekCmsContentType(reader); // "enveloped-data"
  */
 export async function peekCmsContentType(reader: ByteReader): Promise<CmsContentKind | undefined> {
-	const bytes = await reader.peek(PEEK_BYTES);
+	return cmsContentKindOf(await reader.peek(PEEK_BYTES));
+}
+
+/** {@link peekCmsContentType} of bytes held in memory (only the first 64 are looked at). */
+export function cmsContentKindOf(body: Uint8Array): CmsContentKind | undefined {
+	const bytes = body.subarray(0, PEEK_BYTES);
 	try {
 		const outer = decodeHeader(bytes);
 		if (!outer || outer.tag !== TAG.SEQUENCE) return undefined;

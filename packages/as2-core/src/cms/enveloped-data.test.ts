@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity } from "../../test/helpers/certs.ts";
 import { openssl, scratch } from "../../test/helpers/openssl.ts";
-import type { ContentEncryptionAlgorithm } from "../algorithms.ts";
+import { rc2CbcEncrypt } from "../../test/helpers/rc2-encrypt.ts";
+import { type ContentEncryptionAlgorithm, RC2_CBC_OID } from "../algorithms.ts";
+import {
+	contextTag,
+	derAlgorithmIdentifier,
+	derExplicit,
+	derInteger,
+	derOctetString,
+	derOid,
+	derSequence,
+	derSetOf,
+	derTlv,
+} from "../asn1/index.ts";
 import {
 	type ByteSource,
 	type Chunks,
@@ -13,7 +25,10 @@ import {
 } from "../bytes/index.ts";
 import { createDigest, importPrivateKey, isCipherAvailable, randomBytes } from "../crypto/index.ts";
 import { isAs2Error } from "../errors/index.ts";
+import { id_data, id_envelopedData } from "./content-info.ts";
+import { decryptBytes } from "./decrypt-bytes.ts";
 import { decrypt, encrypt } from "./enveloped-data.ts";
+import { buildKeyTransRecipientInfo } from "./recipient-info.ts";
 
 const alice = testIdentity("alice");
 const bob = testIdentity("bob");
@@ -279,28 +294,75 @@ describe("openssl cms -encrypt → decrypt", () => {
 		}
 	});
 
-	it("RC2 and single DES: decrypted when the runtime has them, UNSUPPORTED_ALGORITHM otherwise", async () => {
-		const cases = [
+	it("RC2 with 40, 64 and 128 effective key bits (RFC 3370 §5.2) from OpenSSL's legacy provider, DER and BER", async () => {
+		for (const [flag, nodeName] of [
 			["-rc2-40", "rc2-40-cbc"],
 			["-rc2-64", "rc2-64-cbc"],
 			["-rc2-128", "rc2-cbc"],
-			["-des", "des-cbc"],
-		] as const;
-		for (const [flag, nodeName] of cases) {
-			const der = opensslEncrypt(payload, ["-provider", "legacy", "-provider", "default", flag]);
-			if (isCipherAvailable(nodeName)) {
-				const result = await plaintext(der);
-				expect(result.algorithm).toBe(flag === "-des" ? "des" : "rc2");
-				expect(equalBytes(result.bytes, payload)).toBe(true);
-			} else {
-				await expect(decrypt(chunksOf(der), bobId)).rejects.toMatchObject({
-					code: "UNSUPPORTED_ALGORITHM",
-					message: expect.stringContaining("legacy-provider"),
-				});
+		] as const) {
+			for (const stream of [[], ["-stream"]]) {
+				// Fails, not skips, where OpenSSL has no legacy provider: CI must have it.
+				const der = opensslEncrypt(payload, ["-provider", "legacy", "-provider", "default", flag, ...stream]);
+				const streamed = await plaintext(der);
+				expect(streamed.algorithm).toBe("rc2");
+				expect(equalBytes(streamed.bytes, payload)).toBe(true);
+				const buffered = decryptBytes(der, bobId);
+				expect(buffered.algorithm).toBe("rc2");
+				expect(equalBytes(buffered.content, payload)).toBe(true);
+				expect(isCipherAvailable(nodeName)).toBe(true);
 			}
+		}
+		const small = payload.subarray(0, 3000);
+		const der = opensslEncrypt(small, ["-provider", "legacy", "-provider", "default", "-rc2-40", "-stream"]);
+		expect(equalBytes(await collect((await decrypt(byteByByte(der), bobId)).content), small)).toBe(true);
+	});
+
+	it("RC2 with a bare IV: 32 effective key bits (RFC 2268 §6) and a 4-octet key", async () => {
+		const key = Uint8Array.of(0x4b, 0x65, 0x79, 0x21);
+		const iv = Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8);
+		const content = payload.subarray(0, 5000);
+		const der = envelope(rc2CbcEncrypt(key, 32, iv, content), derOctetString(iv), key);
+		expect(equalBytes((await plaintext(der)).bytes, content)).toBe(true);
+		expect(equalBytes(decryptBytes(der, bobId).content, content)).toBe(true);
+		// The same with 40 effective bits written as a SEQUENCE (rc2ParameterVersion 160).
+		const key40 = Uint8Array.of(1, 2, 3, 4, 5);
+		const der40 = envelope(
+			rc2CbcEncrypt(key40, 40, iv, content),
+			derSequence(derInteger(160), derOctetString(iv)),
+			key40,
+		);
+		expect(equalBytes((await plaintext(der40)).bytes, content)).toBe(true);
+		// An rc2ParameterVersion for no effective key size senders use.
+		const odd = envelope(rc2CbcEncrypt(key40, 40, iv, content), derSequence(derInteger(1), derOctetString(iv)), key40);
+		expect(await outcome(odd)).toBe("UNSUPPORTED_ALGORITHM");
+	});
+
+	it("single DES: decrypted when the runtime has it, UNSUPPORTED_ALGORITHM otherwise", async () => {
+		const der = opensslEncrypt(payload, ["-provider", "legacy", "-provider", "default", "-des"]);
+		if (isCipherAvailable("des-cbc")) {
+			const result = await plaintext(der);
+			expect(result.algorithm).toBe("des");
+			expect(equalBytes(result.bytes, payload)).toBe(true);
+		} else {
+			await expect(decrypt(chunksOf(der), bobId)).rejects.toMatchObject({
+				code: "UNSUPPORTED_ALGORITHM",
+				message: expect.stringContaining("legacy-provider"),
+			});
 		}
 	});
 });
+
+/** A DER EnvelopedData (RFC 5652 §6.1) for bob around RC2 `ciphertext`, made by hand. */
+function envelope(ciphertext: Uint8Array, parameters: Uint8Array, key: Uint8Array): Uint8Array {
+	const recipient = buildKeyTransRecipientInfo({ certificate: bob.certDer }, key).encoded;
+	const eci = derSequence(
+		derOid(id_data),
+		derAlgorithmIdentifier(RC2_CBC_OID, parameters),
+		derTlv(contextTag(0, false), ciphertext),
+	);
+	const envelopedData = derSequence(derInteger(0), derSetOf([recipient]), eci);
+	return derSequence(derOid(id_envelopedData), derExplicit(0, envelopedData));
+}
 
 describe("failures", () => {
 	let cbc: Uint8Array;

@@ -1,7 +1,16 @@
 import { CIPHERS, type ContentEncryptionAlgorithm } from "../algorithms.ts";
 import { BerReader, contextTag, derHeader, derInteger, derOid, derSetOf, TAG, tlvSize } from "../asn1/index.ts";
-import { ByteReader, type ByteSource, type Chunks, checkedOpen, concatBytes } from "../bytes/index.ts";
 import {
+	ByteReader,
+	type ByteSource,
+	bufferedBytes,
+	type Chunks,
+	checkedOpen,
+	concatBytes,
+	sourceFromBytes,
+} from "../bytes/index.ts";
+import {
+	type ContentDecryptor,
 	cipherChunks,
 	createDecryptor,
 	createEncryptor,
@@ -31,6 +40,7 @@ import {
 	buildKeyTransRecipientInfo,
 	type ContentKey,
 	parseRecipientInfos,
+	type ReceivedKeyTrans,
 	type Recipient,
 	unwrapContentKey,
 } from "./recipient-info.ts";
@@ -96,6 +106,20 @@ export function encrypt(content: ByteSource, opts: EncryptOptions): ByteSource {
 	]);
 	const size = prefix.byteLength + cipherSize + trailerSize;
 
+	const buffered = bufferedBytes(content);
+	if (buffered) {
+		// Buffered path: the same cipher over the whole content in one call.
+		const cipher = createEncryptor(spec.nodeName, cek, iv, spec.aead ? { authTagLength: GCM_ICV_LENGTH } : {});
+		const body = cipher.update(buffered);
+		const last = cipher.final();
+		if (body.byteLength + last.byteLength !== cipherSize) {
+			throw new As2Error(
+				"INTERNAL_ERROR",
+				`cipher produced ${body.byteLength + last.byteLength} bytes, ${cipherSize} were declared`,
+			);
+		}
+		return sourceFromBytes(concatBytes([prefix, body, last, ...(spec.aead ? [macField(cipher.authTag())] : [])]));
+	}
 	return {
 		size,
 		async *open() {
@@ -144,15 +168,16 @@ export interface DecryptResult {
 	keyEncryption: "rsa" | "oaep";
 }
 
-const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
+export const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
 const CONTENT_FAILED = "content decryption failed: wrong key, bad padding or tampered data";
 
 /**
  * Decrypts a CMS EnvelopedData or AuthEnvelopedData, BER (indefinite lengths, constructed
  * OCTET STRINGs, as `openssl cms -stream` sends) or DER. Resolves once the header is read
  * and the content key recovered; the content then streams. Key transport is RSA PKCS#1
- * v1.5 or OAEP; content encryption 3DES, AES-CBC, AES-GCM, and RC2 or DES when the runtime
- * has them (Node on OpenSSL 3 needs `--openssl-legacy-provider`).
+ * v1.5 or OAEP; content encryption 3DES, AES-CBC, AES-GCM, RC2 (RFC 3370 §5.2, 40, 64 or 128
+ * effective bits, for legacy partners: our own implementation, decryption only) and single
+ * DES when the runtime has it (Node on OpenSSL 3 needs `--openssl-legacy-provider`).
  *
  * Errors: MALFORMED_CMS (structure, truncation), UNSUPPORTED_ALGORITHM, MESSAGE_TOO_LARGE (a
  * header element past `maxHeaderBytes`), DECRYPTION_FAILED (no RSA recipient; anything
@@ -181,40 +206,18 @@ export async function decrypt(der: Chunks, opts: DecryptOptions): Promise<Decryp
 
 		ber.enter(await ber.expect(TAG.SEQUENCE, "EncryptedContentInfo"));
 		await ber.readPrimitive(await ber.expect(TAG.OID, "EncryptedContentInfo contentType"), 256, "contentType");
-		const cipher = parseContentEncryptionAlgorithm(await ber.readElement(4096, "contentEncryptionAlgorithm"));
-		if (cipher.aead !== (kind === "auth-enveloped-data")) {
-			throw new As2Error("UNSUPPORTED_ALGORITHM", `${cipher.algorithm} cannot be used in ${kind}`);
-		}
-		if (!isCipherAvailable(cipher.nodeName)) {
-			throw new As2Error(
-				"UNSUPPORTED_ALGORITHM",
-				`${cipher.algorithm.toUpperCase()} (${cipher.nodeName}) is not available in this runtime; Node on OpenSSL 3 needs --openssl-legacy-provider`,
-			);
-		}
+		const cipher = parseContentEncryptionAlgorithm(
+			await ber.readElement(MAX_ALGORITHM_BYTES, "contentEncryptionAlgorithm"),
+		);
+		checkContentCipher(kind, cipher);
 		const encrypted = await ber.readHeader();
-		if (encrypted.tagClass !== 2 || encrypted.tagNumber !== 0) {
-			throw new As2Error(
-				"MALFORMED_CMS",
-				"EncryptedContentInfo without encryptedContent (detached content is not supported)",
-			);
-		}
-		const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
-		let decryptor: ReturnType<typeof createDecryptor>;
-		try {
-			decryptor = createDecryptor(
-				cipher.nodeName,
-				contentKey.key,
-				cipher.iv,
-				cipher.aead ? { authTagLength: cipher.icvLength! } : {},
-			);
-		} catch (error) {
-			throw new As2Error("UNSUPPORTED_ALGORITHM", `cannot use ${cipher.nodeName}`, { cause: error });
-		}
+		if (encrypted.tagClass !== 2 || encrypted.tagNumber !== 0) throw noEncryptedContent();
+		const { decryptor, keyValid, keyEncryption } = startDecryption(recipients, opts, cipher);
 		return {
-			content: streamContent(ber, encrypted, cipher, decryptor, contentKey.valid),
+			content: streamContent(ber, encrypted, cipher, decryptor, keyValid),
 			kind,
 			algorithm: cipher.algorithm,
-			keyEncryption: contentKey.keyEncryption,
+			keyEncryption,
 		};
 	} catch (error) {
 		await input.return();
@@ -222,8 +225,61 @@ export async function decrypt(der: Chunks, opts: DecryptOptions): Promise<Decryp
 	}
 }
 
+/** Largest contentEncryptionAlgorithm element read (its parameters are an IV or GCM's). */
+export const MAX_ALGORITHM_BYTES = 4096;
+
+export const noEncryptedContent = () =>
+	new As2Error("MALFORMED_CMS", "EncryptedContentInfo without encryptedContent (detached content is not supported)");
+
+/** The algorithm must suit its container (RFC 5083: AEAD only in AuthEnvelopedData) and the runtime. */
+export function checkContentCipher(kind: DecryptResult["kind"], cipher: ContentCipher): void {
+	if (cipher.aead !== (kind === "auth-enveloped-data")) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `${cipher.algorithm} cannot be used in ${kind}`);
+	}
+	if (!isCipherAvailable(cipher.nodeName)) {
+		throw new As2Error(
+			"UNSUPPORTED_ALGORITHM",
+			`${cipher.algorithm.toUpperCase()} (${cipher.nodeName}) is not available in this runtime; Node on OpenSSL 3 needs --openssl-legacy-provider`,
+		);
+	}
+}
+
+/** Recovers the content-encryption key (RFC 3218 §2.3.2: a random one when none unwraps) and starts the cipher. */
+export function startDecryption(
+	recipients: ReadonlyArray<ReceivedKeyTrans>,
+	opts: DecryptOptions,
+	cipher: ContentCipher,
+): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: "rsa" | "oaep" } {
+	const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
+	try {
+		const decryptor = createDecryptor(cipher.nodeName, contentKey.key, cipher.iv, {
+			...(cipher.aead ? { authTagLength: cipher.icvLength! } : {}),
+			...(cipher.effectiveKeyBits ? { effectiveKeyBits: cipher.effectiveKeyBits } : {}),
+		});
+		return { decryptor, keyValid: contentKey.valid, keyEncryption: contentKey.keyEncryption };
+	} catch (error) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `cannot use ${cipher.nodeName}`, { cause: error });
+	}
+}
+
+/**
+ * The last block, once the whole ciphertext (and for GCM the tag) went in: a bad padding,
+ * a tag mismatch, and a key that did not unwrap are the same error at the same point.
+ */
+export function finishDecryption(decryptor: ContentDecryptor, keyValid: boolean): Uint8Array {
+	let last: Uint8Array;
+	try {
+		last = decryptor.final();
+	} catch (error) {
+		throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });
+	}
+	// The key was random (RFC 3218 §2.3.2): same error, same point, as a padding failure.
+	if (!keyValid) throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED);
+	return last;
+}
+
 function recoverKey(
-	recipients: ReturnType<typeof parseRecipientInfos>,
+	recipients: ReadonlyArray<ReceivedKeyTrans>,
 	identities: ReadonlyArray<DecryptIdentity>,
 	keyLength: number,
 ): ContentKey {
@@ -237,7 +293,7 @@ async function* streamContent(
 	ber: BerReader,
 	encrypted: Awaited<ReturnType<BerReader["readHeader"]>>,
 	cipher: ContentCipher,
-	decryptor: ReturnType<typeof createDecryptor>,
+	decryptor: ContentDecryptor,
 	keyValid: boolean,
 ): Chunks {
 	try {
@@ -246,14 +302,7 @@ async function* streamContent(
 		if (cipher.aead) decryptor.setAuthTag(await readMac(ber, cipher.icvLength!));
 		await ber.leave(); // EnvelopedData / AuthEnvelopedData: unprotectedAttrs or unauthAttrs skipped
 		await readContentInfoEnd(ber);
-		let last: Uint8Array;
-		try {
-			last = decryptor.final();
-		} catch (error) {
-			throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });
-		}
-		// The key was random (RFC 3218 §2.3.2): same error, same point, as a padding failure.
-		if (!keyValid) throw new As2Error("DECRYPTION_FAILED", CONTENT_FAILED);
+		const last = finishDecryption(decryptor, keyValid);
 		if (last.byteLength > 0) yield last;
 	} catch (error) {
 		throw isAs2Error(error) ? error : new As2Error("DECRYPTION_FAILED", CONTENT_FAILED, { cause: error });

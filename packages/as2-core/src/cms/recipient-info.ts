@@ -1,29 +1,32 @@
-import {
-	IssuerAndSerialNumber,
-	type KeyTransRecipientInfo,
-	RecipientIdentifier,
-	RecipientInfos,
-} from "@peculiar/asn1-cms";
-import { id_mgf1, id_pSpecified, id_RSAES_OAEP, id_rsaEncryption } from "@peculiar/asn1-rsa";
-import { AsnParser, AsnSerializer } from "@peculiar/asn1-schema";
-import {
-	AlgorithmIdentifier,
-	Certificate,
-	id_ce_subjectKeyIdentifier,
-	SubjectKeyIdentifier,
-} from "@peculiar/asn1-x509";
 import { DIGESTS, type DigestAlgorithm, digestByOid } from "../algorithms.ts";
+import { toDefiniteLength } from "../asn1/index.ts";
+import { concatBytes, equalBytes, plainBytes } from "../bytes/index.ts";
 import {
+	BerError,
+	CONTEXT,
 	childrenOf,
-	derExplicit,
-	derInteger,
-	derOctetString,
-	derSequence,
-	parseTlv,
+	contentOf,
+	encodingOf,
+	expectTag,
+	is,
+	octetsOf,
+	oidOf,
+	readRoot,
 	TAG,
-	toDefiniteLength,
-} from "../asn1/index.ts";
-import { concatBytes, equalBytes } from "../bytes/index.ts";
+	type Tlv,
+	UNIVERSAL,
+} from "../certs/ber-reader.ts";
+import { type CertificateFields, readCertificateFields } from "../certs/certificate-fields.ts";
+import {
+	DER_NULL,
+	type DerPart,
+	der,
+	derOctetString,
+	derOid,
+	derSmallInteger,
+	encodeDer,
+} from "../certs/der-writer.ts";
+import { id_mgf1, id_pSpecified, id_RSAES_OAEP, rsaEncryption } from "../certs/oids.ts";
 import {
 	type KeyTransportScheme,
 	type PrivateKey,
@@ -62,38 +65,6 @@ export interface Recipient {
 	identifier?: "issuer-serial" | "subject-key-identifier";
 }
 
-/** The names of a certificate a RecipientIdentifier can carry. */
-interface CertificateIdentity {
-	readonly certificate: Certificate;
-	readonly issuer: Uint8Array;
-	readonly serial: Uint8Array;
-	readonly subjectKeyIdentifier: Uint8Array | undefined;
-}
-
-/** Parsing a certificate with AsnParser costs ~0.3 ms: once per certificate byte array. */
-const identities = new WeakMap<Uint8Array, CertificateIdentity>();
-
-function identityOf(der: Uint8Array): CertificateIdentity {
-	let identity = identities.get(der);
-	if (!identity) {
-		identity = parseIdentity(der);
-		identities.set(der, identity);
-	}
-	return identity;
-}
-
-function parseIdentity(der: Uint8Array): CertificateIdentity {
-	const certificate = AsnParser.parse(der, Certificate);
-	const tbs = certificate.tbsCertificate;
-	const ski = tbs.extensions?.find((e) => e.extnID === id_ce_subjectKeyIdentifier);
-	return {
-		certificate,
-		issuer: new Uint8Array(AsnSerializer.serialize(tbs.issuer)),
-		serial: stripZeros(new Uint8Array(tbs.serialNumber)),
-		subjectKeyIdentifier: ski ? new Uint8Array(AsnParser.parse(ski.extnValue, SubjectKeyIdentifier).buffer) : undefined,
-	};
-}
-
 function stripZeros(bytes: Uint8Array): Uint8Array {
 	let i = 0;
 	while (i < bytes.byteLength - 1 && bytes[i] === 0) i++;
@@ -113,33 +84,24 @@ export interface BuiltRecipientInfo {
 export function buildKeyTransRecipientInfo(recipient: Recipient, cek: Uint8Array): BuiltRecipientInfo {
 	const fail = (message: string, cause?: unknown) =>
 		new As2Error("ENCRYPTION_FAILED", `recipient certificate: ${message}`, { cause });
-	let identity: CertificateIdentity;
+	let fields: CertificateFields;
 	try {
-		identity = identityOf(recipient.certificate);
+		fields = readCertificateFields(recipient.certificate);
 	} catch (error) {
 		throw fail("not a readable DER X.509 certificate", error);
 	}
-	const spki = identity.certificate.tbsCertificate.subjectPublicKeyInfo.algorithm.algorithm;
 	// RSA-PSS keys (RFC 4055 §1.2) are for signatures only; EC keys need KeyAgreeRecipientInfo.
-	if (spki !== id_rsaEncryption) throw fail(`key algorithm ${spki} cannot be used for RSA key transport`);
+	if (fields.keyAlgorithm !== rsaEncryption) {
+		throw fail(`key algorithm ${fields.keyAlgorithm} cannot be used for RSA key transport`);
+	}
 	let publicKey: ReturnType<typeof publicKeyOfCertificate>;
 	try {
 		publicKey = publicKeyOfCertificate(recipient.certificate);
 	} catch (error) {
 		throw fail("cannot read the public key", error);
 	}
-
 	const useSki = recipient.identifier === "subject-key-identifier";
-	let rid: RecipientIdentifier;
-	if (useSki) {
-		if (!identity.subjectKeyIdentifier) throw fail("no subjectKeyIdentifier extension");
-		rid = new RecipientIdentifier({ subjectKeyIdentifier: new SubjectKeyIdentifier(identity.subjectKeyIdentifier) });
-	} else {
-		const tbs = identity.certificate.tbsCertificate;
-		rid = new RecipientIdentifier({
-			issuerAndSerialNumber: new IssuerAndSerialNumber({ issuer: tbs.issuer, serialNumber: tbs.serialNumber }),
-		});
-	}
+	if (useSki && !fields.subjectKeyIdentifier) throw fail("no subjectKeyIdentifier extension");
 
 	const scheme: KeyTransportScheme =
 		recipient.keyEncryption === "oaep"
@@ -162,84 +124,123 @@ export function buildKeyTransRecipientInfo(recipient: Recipient, cek: Uint8Array
 		throw fail("RSA encryption failed", error);
 	}
 	const version = useSki ? 2 : 0;
-	// KeyTransRecipientInfo ::= SEQUENCE { version, rid, keyEncryptionAlgorithm, encryptedKey }
-	// (RFC 5652 §6.2.1). All but encryptedKey depend only on the certificate and the scheme:
-	// serialized once and kept, as AsnSerializer dominated the cost of small messages.
+	return {
+		encoded: encodeDer(der(0x30, recipientPrefix(fields, version, scheme), derOctetString(encryptedKey))),
+		version,
+	};
+}
+
+const recipientPrefixes = new WeakMap<CertificateFields, Map<string, Uint8Array>>();
+
+/**
+ * `version, rid, keyEncryptionAlgorithm` of a KeyTransRecipientInfo (RFC 5652 §6.2.1): they
+ * depend only on the certificate and the scheme, so they are encoded once and kept.
+ * The rid copies the certificate's own issuer and serialNumber encodings (as OpenSSL does).
+ */
+function recipientPrefix(fields: CertificateFields, version: number, scheme: KeyTransportScheme): Uint8Array {
 	const key = `${version}|${scheme.padding}|${scheme.padding === "oaep" ? scheme.hash : ""}`;
-	let perCertificate = recipientPrefixes.get(recipient.certificate);
+	let perCertificate = recipientPrefixes.get(fields);
 	if (!perCertificate) {
 		perCertificate = new Map();
-		recipientPrefixes.set(recipient.certificate, perCertificate);
+		recipientPrefixes.set(fields, perCertificate);
 	}
 	let prefix = perCertificate.get(key);
 	if (!prefix) {
-		prefix = concatBytes([
-			derInteger(version),
-			new Uint8Array(AsnSerializer.serialize(rid)),
-			new Uint8Array(AsnSerializer.serialize(keyEncryptionAlgorithm(scheme))),
-		]);
+		// RecipientIdentifier ::= CHOICE { issuerAndSerialNumber, subjectKeyIdentifier [0] IMPLICIT }
+		const rid = version === 2 ? der(0x80, fields.subjectKeyIdentifier!) : der(0x30, fields.issuer, fields.serialTlv);
+		prefix = concatBytes([derSmallInteger(version), encodeDer(rid), encodeDer(keyEncryptionAlgorithm(scheme))]);
 		perCertificate.set(key, prefix);
 	}
-	return { encoded: derSequence(prefix, derOctetString(encryptedKey)), version };
+	return prefix;
 }
-
-const recipientPrefixes = new WeakMap<Uint8Array, Map<string, Uint8Array>>();
 
 /**
  * rsaEncryption with NULL parameters (RFC 3370 §4.2.1), or id-RSAES-OAEP with
  * RSAES-OAEP-params (RFC 3560 §3, RFC 4055 §4.1): SHA-1 is all defaults, hence an empty
  * SEQUENCE; other hashes name the hash and MGF1 with it, hash parameters absent (as OpenSSL).
  */
-function keyEncryptionAlgorithm(scheme: KeyTransportScheme): AlgorithmIdentifier {
-	if (scheme.padding === "pkcs1") return new AlgorithmIdentifier({ algorithm: id_rsaEncryption, parameters: null });
-	if (scheme.hash === "sha1") {
-		return new AlgorithmIdentifier({ algorithm: id_RSAES_OAEP, parameters: toArrayBuffer(derSequence()) });
-	}
-	const hash = new Uint8Array(
-		AsnSerializer.serialize(new AlgorithmIdentifier({ algorithm: DIGESTS[scheme.hash].oid })),
-	);
-	const mgf = new Uint8Array(
-		AsnSerializer.serialize(new AlgorithmIdentifier({ algorithm: id_mgf1, parameters: toArrayBuffer(hash) })),
-	);
-	const params = derSequence(derExplicit(0, hash), derExplicit(1, mgf));
-	return new AlgorithmIdentifier({ algorithm: id_RSAES_OAEP, parameters: toArrayBuffer(params) });
+function keyEncryptionAlgorithm(scheme: KeyTransportScheme): DerPart {
+	if (scheme.padding === "pkcs1") return der(0x30, derOid(rsaEncryption), DER_NULL);
+	if (scheme.hash === "sha1") return der(0x30, derOid(id_RSAES_OAEP), der(0x30));
+	const hash = der(0x30, derOid(DIGESTS[scheme.hash].oid));
+	const mgf = der(0x30, derOid(id_mgf1), hash);
+	return der(0x30, derOid(id_RSAES_OAEP), der(0x30, der(0xa0, hash), der(0xa1, mgf)));
 }
 
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-	return bytes.slice().buffer;
-}
+/** RFC 5652 §6.2.1 RecipientIdentifier, as received. */
+export type RecipientIdentifier =
+	| { readonly issuer: Uint8Array; readonly serial: Uint8Array; readonly subjectKeyIdentifier?: undefined }
+	| { readonly subjectKeyIdentifier: Uint8Array };
 
 /** A KeyTransRecipientInfo as received. */
 export interface ReceivedKeyTrans {
-	readonly info: KeyTransRecipientInfo;
+	readonly rid: RecipientIdentifier;
+	readonly encryptedKey: Uint8Array;
 	/** `undefined` when the key encryption algorithm is not one we support. */
 	readonly scheme: KeyTransportScheme | undefined;
 	readonly keyEncryptionOid: string;
 }
 
-/** Reads RecipientInfos (RFC 5652 §6.2; BER accepted); keeps the KeyTransRecipientInfos. */
+/**
+ * Reads RecipientInfos (RFC 5652 §6.2; BER accepted: indefinite lengths, constructed OCTET
+ * STRINGs); keeps the KeyTransRecipientInfos. Structure errors are MALFORMED_CMS.
+ */
 export function parseRecipientInfos(ber: Uint8Array): ReceivedKeyTrans[] {
-	let infos: RecipientInfos;
+	const bytes = plainBytes(ber);
 	try {
-		infos = AsnParser.parse(toDefiniteLength(ber), RecipientInfos);
+		const out: ReceivedKeyTrans[] = [];
+		for (const info of childrenOf(bytes, expectTag(readRoot(bytes), TAG.SET, "RecipientInfos"))) {
+			// RecipientInfo ::= CHOICE { ktri SEQUENCE, kari [1], kekri [2], pwri [3], ori [4] }
+			if (is(info, UNIVERSAL, TAG.SEQUENCE)) out.push(readKeyTrans(bytes, info));
+		}
+		return out;
 	} catch (error) {
-		throw new As2Error("MALFORMED_CMS", "cannot read RecipientInfos", { cause: error });
+		if (error instanceof BerError || error instanceof As2Error) {
+			throw new As2Error("MALFORMED_CMS", "cannot read RecipientInfos", { cause: error });
+		}
+		throw error;
 	}
-	const out: ReceivedKeyTrans[] = [];
-	for (const info of infos) {
-		const ktri = info.ktri;
-		if (!ktri) continue;
-		const alg = ktri.keyEncryptionAlgorithm;
-		out.push({ info: ktri, scheme: readScheme(alg), keyEncryptionOid: alg.algorithm });
-	}
-	return out;
 }
 
-function readScheme(alg: AlgorithmIdentifier): KeyTransportScheme | undefined {
-	if (alg.algorithm === id_rsaEncryption) return { padding: "pkcs1" };
-	if (alg.algorithm !== id_RSAES_OAEP) return undefined;
+/** KeyTransRecipientInfo ::= SEQUENCE { version, rid, keyEncryptionAlgorithm, encryptedKey } */
+function readKeyTrans(bytes: Uint8Array, info: Tlv): ReceivedKeyTrans {
+	const [version, ridTlv, algorithmTlv, keyTlv, extra] = childrenOf(bytes, info);
+	expectTag(version, TAG.INTEGER, "KeyTransRecipientInfo version");
+	if (extra) throw new BerError("BER: KeyTransRecipientInfo has more than four fields");
+	let rid: RecipientIdentifier;
+	if (is(ridTlv, UNIVERSAL, TAG.SEQUENCE)) {
+		const [issuer, serial] = childrenOf(bytes, ridTlv);
+		rid = {
+			issuer: encodingOf(bytes, expectTag(issuer, TAG.SEQUENCE, "issuer")),
+			serial: contentOf(bytes, expectTag(serial, TAG.INTEGER, "serialNumber")),
+		};
+	} else if (is(ridTlv, CONTEXT, 0)) {
+		rid = { subjectKeyIdentifier: octetsOf(bytes, ridTlv) };
+	} else {
+		throw new BerError("BER: KeyTransRecipientInfo rid missing or of the wrong type");
+	}
+	const algorithm = readAlgorithm(bytes, algorithmTlv, "keyEncryptionAlgorithm");
+	const encryptedKey = octetsOf(bytes, expectTag(keyTlv, TAG.OCTET_STRING, "encryptedKey"));
+	return { rid, encryptedKey, scheme: readScheme(bytes, algorithm), keyEncryptionOid: algorithm.oid };
+}
+
+interface Algorithm {
+	readonly oid: string;
+	readonly parameters: Tlv | undefined;
+}
+
+/** AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL } */
+function readAlgorithm(bytes: Uint8Array, tlv: Tlv | undefined, what: string): Algorithm {
+	const [oid, parameters, extra] = childrenOf(bytes, expectTag(tlv, TAG.SEQUENCE, what));
+	if (extra) throw new BerError(`BER: ${what} has more than two fields`);
+	return { oid: oidOf(bytes, expectTag(oid, TAG.OID, `${what} algorithm`)), parameters };
+}
+
+function readScheme(bytes: Uint8Array, algorithm: Algorithm): KeyTransportScheme | undefined {
+	if (algorithm.oid === rsaEncryption) return { padding: "pkcs1" };
+	if (algorithm.oid !== id_RSAES_OAEP) return undefined;
 	try {
-		return readOaepParams(alg.parameters ? new Uint8Array(alg.parameters) : undefined);
+		return readOaepParams(bytes, algorithm.parameters);
 	} catch {
 		return undefined;
 	}
@@ -250,26 +251,27 @@ function readScheme(alg: AlgorithmIdentifier): KeyTransportScheme | undefined {
  * maskGen DEFAULT mgf1SHA1, `[2]` pSource DEFAULT pSpecifiedEmpty; absent parameters mean
  * all defaults. Node applies one hash to OAEP and MGF1, so both must agree.
  */
-function readOaepParams(parameters: Uint8Array | undefined): KeyTransportScheme | undefined {
+function readOaepParams(bytes: Uint8Array, parameters: Tlv | undefined): KeyTransportScheme | undefined {
 	let hash: DigestAlgorithm = "sha1";
 	let mgfHash: DigestAlgorithm | undefined = "sha1";
 	let label: Uint8Array | undefined;
-	if (parameters && !(parameters.byteLength === 2 && parameters[0] === TAG.NULL)) {
-		for (const field of childrenOf(parseTlv(parameters))) {
-			const inner = AsnParser.parse(field.content, AlgorithmIdentifier);
-			const params = inner.parameters ? new Uint8Array(inner.parameters) : undefined;
-			if (field.header.tag === 0xa0) {
-				const h = digestByOid(inner.algorithm);
+	if (parameters && !is(parameters, UNIVERSAL, TAG.NULL)) {
+		for (const field of childrenOf(bytes, parameters)) {
+			if (field.cls !== CONTEXT || !field.constructed) return undefined;
+			const inner = readAlgorithm(bytes, childrenOf(bytes, field)[0], "RSAES-OAEP-params field");
+			if (field.number === 0) {
+				const h = digestByOid(inner.oid);
 				if (!h) return undefined;
 				hash = h;
-			} else if (field.header.tag === 0xa1) {
-				if (inner.algorithm !== id_mgf1 || !params) return undefined;
-				mgfHash = digestByOid(AsnParser.parse(params, AlgorithmIdentifier).algorithm);
-			} else if (field.header.tag === 0xa2) {
-				if (inner.algorithm !== id_pSpecified) return undefined;
-				const value = params ? parseTlv(params) : undefined;
-				if (value && value.header.tag !== TAG.OCTET_STRING) return undefined;
-				label = value && value.content.byteLength > 0 ? value.content : undefined;
+			} else if (field.number === 1) {
+				if (inner.oid !== id_mgf1 || !inner.parameters) return undefined;
+				mgfHash = digestByOid(readAlgorithm(bytes, inner.parameters, "MGF1 hash").oid);
+			} else if (field.number === 2) {
+				if (inner.oid !== id_pSpecified) return undefined;
+				const value = inner.parameters;
+				if (value && !is(value, UNIVERSAL, TAG.OCTET_STRING)) return undefined;
+				const octets = value ? octetsOf(bytes, value) : undefined;
+				label = octets && octets.byteLength > 0 ? octets : undefined;
 			} else {
 				return undefined;
 			}
@@ -318,20 +320,20 @@ export function unwrapContentKey(
 		}
 		throw new As2Error("DECRYPTION_FAILED", "the message has no RSA key transport recipient");
 	}
-	let identity: CertificateIdentity | undefined;
+	let fields: CertificateFields | undefined;
 	if (certificate) {
 		try {
-			identity = identityOf(certificate);
+			fields = readCertificateFields(certificate);
 		} catch (error) {
 			throw new As2Error("INVALID_CERTIFICATE", "cannot read our certificate", { cause: error });
 		}
 	}
-	const named = identity ? usable.filter((r) => names(r.info.rid, identity)) : [];
+	const named = fields ? usable.filter((r) => names(r.rid, fields)) : [];
 	const candidates = (named.length > 0 ? named : usable).slice(0, MAX_KEY_TRANSPORT_ATTEMPTS);
 	let chosen: ContentKey | undefined;
 	for (const candidate of candidates) {
 		const scheme = candidate.scheme!;
-		const result = unwrapKey(privateKey, new Uint8Array(candidate.info.encryptedKey.buffer), scheme, keyLength);
+		const result = unwrapKey(privateKey, candidate.encryptedKey, scheme, keyLength);
 		if (result.valid && !chosen) {
 			chosen = { key: result.key, valid: true, keyEncryption: scheme.padding === "oaep" ? "oaep" : "rsa" };
 		}
@@ -342,17 +344,21 @@ export function unwrapContentKey(
 	);
 }
 
-function names(rid: RecipientIdentifier, identity: CertificateIdentity): boolean {
-	if (rid.subjectKeyIdentifier) {
+function names(rid: RecipientIdentifier, fields: CertificateFields): boolean {
+	if (rid.subjectKeyIdentifier !== undefined) {
 		return (
-			identity.subjectKeyIdentifier !== undefined &&
-			equalBytes(new Uint8Array(rid.subjectKeyIdentifier.buffer), identity.subjectKeyIdentifier)
+			fields.subjectKeyIdentifier !== undefined && equalBytes(rid.subjectKeyIdentifier, fields.subjectKeyIdentifier)
 		);
 	}
-	const ias = rid.issuerAndSerialNumber;
-	if (!ias) return false;
-	return (
-		equalBytes(stripZeros(new Uint8Array(ias.serialNumber)), identity.serial) &&
-		equalBytes(new Uint8Array(AsnSerializer.serialize(ias.issuer)), identity.issuer)
-	);
+	if (!equalBytes(stripZeros(rid.serial), stripZeros(fields.serial))) return false;
+	// The issuer as the sender encoded it; a BER sender's indefinite lengths are normalised first.
+	return equalBytes(rid.issuer, fields.issuer) || equalBytes(definiteOrEmpty(rid.issuer), fields.issuer);
+}
+
+function definiteOrEmpty(ber: Uint8Array): Uint8Array {
+	try {
+		return toDefiniteLength(ber);
+	} catch {
+		return new Uint8Array(0);
+	}
 }

@@ -1,5 +1,5 @@
 import { DIGESTS, type DigestAlgorithm, digestByOid, type SignatureScheme } from "../algorithms.ts";
-import { toHex } from "../bytes/index.ts";
+import { equalBytes, toHex } from "../bytes/index.ts";
 import { childrenOf, encodingOf, is, oidOf, readRoot, smallIntegerOf, TAG, type Tlv } from "../certs/ber-reader.ts";
 import { DER_NULL, der, derOid, derSmallInteger, encodeDer } from "../certs/der-writer.ts";
 import {
@@ -149,6 +149,7 @@ function unsupported(message: string): As2Error {
 export function sameAlgorithm(a: Uint8Array, b: Uint8Array): boolean {
 	const [oidA, paramsA] = childrenOf(a, readRoot(a));
 	const [oidB, paramsB] = childrenOf(b, readRoot(b));
+	if (is(oidA, 0, TAG.OID) && equalBytes(a, b)) return true;
 	if (!is(oidA, 0, TAG.OID) || !is(oidB, 0, TAG.OID) || oidOf(a, oidA) !== oidOf(b, oidB)) return false;
 	const norm = (buf: Uint8Array, p: Tlv | undefined) => (!p || is(p, 0, TAG.NULL) ? "" : toHex(encodingOf(buf, p)));
 	return norm(a, paramsA) === norm(b, paramsB);

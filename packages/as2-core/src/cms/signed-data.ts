@@ -79,20 +79,27 @@ interface Prepared {
  */
 export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 	const prepared = prepare(opts);
-	const size = sizeOf(
-		encodeContentInfo(
-			prepared,
-			new Uint8Array(DIGESTS[prepared.digest].size),
-			new Uint8Array(prepared.signatureLength),
-		),
-	);
+	// Sized on first request only: a buffered signer (signDetached) never needs it ahead.
+	let size: number | undefined;
+	const announcedSize = () =>
+		(size ??= sizeOf(
+			encodeContentInfo(
+				prepared,
+				prepared.withAttributes
+					? signedAttributesOf(prepared, new Uint8Array(DIGESTS[prepared.digest].size))
+					: undefined,
+				new Uint8Array(prepared.signatureLength),
+			),
+		));
 	const digest: Digest = createDigest(prepared.digest);
 	const streamSigner: StreamSigner | undefined = prepared.withAttributes
 		? undefined
 		: createStreamSigner(prepared.key, prepared.params);
 	let contentDigest: Uint8Array | undefined;
 	return {
-		size,
+		get size() {
+			return announcedSize();
+		},
 		update(chunk) {
 			if (contentDigest) throw new As2Error("SIGNING_FAILED", "update() after finish()");
 			digest.update(chunk);
@@ -101,17 +108,16 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 		finish() {
 			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
 			contentDigest = digest.digest();
-			const signature = streamSigner
-				? streamSigner.sign()
-				: signBytes(prepared.key, prepared.params, signedAttributesOf(prepared, contentDigest));
+			const attributes = prepared.withAttributes ? signedAttributesOf(prepared, contentDigest) : undefined;
+			const signature = attributes ? signBytes(prepared.key, prepared.params, attributes) : streamSigner!.sign();
 			if (signature.byteLength !== prepared.signatureLength) {
 				throw new As2Error(
 					"SIGNING_FAILED",
 					`RSA signature of ${signature.byteLength} bytes, expected ${prepared.signatureLength}`,
 				);
 			}
-			const out = encodeDer(encodeContentInfo(prepared, contentDigest, signature));
-			if (out.byteLength !== size)
+			const out = encodeDer(encodeContentInfo(prepared, attributes, signature));
+			if (size !== undefined && out.byteLength !== size)
 				throw new As2Error("INTERNAL_ERROR", `SignedData is ${out.byteLength} bytes, announced ${size}`);
 			return out;
 		},
@@ -206,13 +212,14 @@ const ENCAP_CONTENT_INFO = encodeDer(der(0x30, derOid(id_data)));
  * with one §5.3 SignerInfo. eContent is absent: the content travels in the first part of
  * multipart/signed. The certificates go signer first (several receivers take the first).
  */
-function encodeContentInfo(prepared: Prepared, messageDigest: Uint8Array, signature: Uint8Array) {
+function encodeContentInfo(prepared: Prepared, signedAttributes: Uint8Array | undefined, signature: Uint8Array) {
 	const digestAlgorithm = digestAlgorithmIdentifier(prepared.digest);
 	let signedAttrs: Uint8Array[] = [];
-	if (prepared.withAttributes) {
-		const set = signedAttributesOf(prepared, messageDigest);
-		set[0] = 0xa0; // [0] IMPLICIT SignedAttributes
-		signedAttrs = [set];
+	if (signedAttributes) {
+		// The signed SET OF, re-tagged [0] IMPLICIT (RFC 5652 §5.3); a copy, the signed bytes stay.
+		const tagged = Uint8Array.from(signedAttributes);
+		tagged[0] = 0xa0;
+		signedAttrs = [tagged];
 	}
 	const signerInfo = der(
 		0x30,

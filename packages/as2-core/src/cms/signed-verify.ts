@@ -108,10 +108,11 @@ function candidatesFor(
 	signerInfo: ParsedSignerInfo,
 	trusted: CertificateFields[] | undefined,
 ): CertificateFields[] {
+	const named = trusted?.filter((fields) => identifies(signerInfo.sid, fields));
+	if (trusted && named && named.length > 0) return named;
+	// Only now the embedded certificates are read (they are new bytes in every message).
 	const embedded = findCertificate(parsed.certificates, signerInfo.sid);
 	if (!trusted) return embedded ? [embedded] : [];
-	const named = trusted.filter((fields) => identifies(signerInfo.sid, fields));
-	if (named.length > 0) return named;
 	if (embedded) return trusted.filter((fields) => equalBytes(fields.publicKey, embedded.publicKey));
 	return trusted;
 }

@@ -1,5 +1,6 @@
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, getCiphers } from "node:crypto";
 import type { Chunks } from "../bytes/index.ts";
+import { createRc2CbcDecryptor } from "./rc2.ts";
 
 /** What the content cipher is fed per call: big enough to amortise the call, small enough to stream. */
 export const CIPHER_CHUNK_SIZE = 64 * 1024;
@@ -24,7 +25,16 @@ export interface ContentDecryptor extends StreamCipher {
 export interface CipherOptions {
 	/** AEAD tag length in bytes (RFC 5084 §3.1 allows 12 to 16). */
 	authTagLength?: number;
+	/** RC2 only (RFC 2268 §2): the effective key bits; by default those of the cipher name. */
+	effectiveKeyBits?: number;
 }
+
+/**
+ * RC2-CBC names (`rc2-40-cbc`, `rc2-64-cbc`, `rc2-cbc` = 128 effective bits). RC2 is
+ * decrypted by our own implementation (`rc2.ts`): OpenSSL 3 keeps it in the legacy
+ * provider, which Node 20 does not load. Decryption only.
+ */
+const RC2_NAME = /^rc2(?:-(\d+))?-cbc$/;
 
 /**
  * `nodeName` is an OpenSSL cipher name (`aes-128-cbc`, `des-ede3-cbc`, `aes-256-gcm`, …).
@@ -66,7 +76,10 @@ export function createDecryptor(
 			},
 		};
 	}
-	const cbc = createDecipheriv(nodeName, key, iv);
+	const rc2 = RC2_NAME.exec(nodeName.toLowerCase());
+	const cbc = rc2
+		? createRc2CbcDecryptor(key, options.effectiveKeyBits ?? Number(rc2[1] ?? 128), iv)
+		: createDecipheriv(nodeName, key, iv);
 	return {
 		update: (chunk) => cbc.update(chunk),
 		final: () => cbc.final(),
@@ -77,11 +90,12 @@ export function createDecryptor(
 }
 
 /**
- * Whether the runtime offers a cipher. Node 20 on OpenSSL 3 lists RC2 and single DES only
- * with the legacy provider (`node --openssl-legacy-provider`).
+ * Whether content encrypted with a cipher can be decrypted here. Node 20 on OpenSSL 3 lists
+ * single DES only with the legacy provider (`node --openssl-legacy-provider`); RC2 is
+ * always ours.
  */
 export function isCipherAvailable(nodeName: string): boolean {
-	return getCiphers().includes(nodeName.toLowerCase());
+	return RC2_NAME.test(nodeName.toLowerCase()) || getCiphers().includes(nodeName.toLowerCase());
 }
 
 /**

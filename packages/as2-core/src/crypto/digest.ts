@@ -1,4 +1,4 @@
-import { createHash, type Hash, randomBytes as nodeRandomBytes } from "node:crypto";
+import { createHash, type Hash, hash, randomBytes as nodeRandomBytes } from "node:crypto";
 import { DIGESTS, type DigestAlgorithm } from "../algorithms.ts";
 
 /** An incremental hash; `copy()` forks the state (used to follow two MIC readings at once). */
@@ -18,7 +18,8 @@ class NodeDigest implements Digest {
 		this.hash.update(chunk);
 	}
 	digest(): Uint8Array {
-		return new Uint8Array(this.hash.digest());
+		const out = this.hash.digest();
+		return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 	}
 	copy(): Digest {
 		return new NodeDigest(this.algorithm, this.hash.copy());
@@ -30,9 +31,30 @@ export function createDigest(algorithm: DigestAlgorithm): Digest {
 }
 
 export function digestBytes(algorithm: DigestAlgorithm, bytes: Uint8Array): Uint8Array {
-	return new Uint8Array(createHash(DIGESTS[algorithm].nodeName).update(bytes).digest());
+	// One-shot crypto.hash (Node ≥ 20.12) skips the Hash object.
+	const out = hash(DIGESTS[algorithm].nodeName, bytes, "buffer");
+	return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
+/**
+ * Small requests (IVs, keys, boundaries, message ids: several per message) are served from a
+ * pool of CSPRNG output refilled 4 KiB at a time, as Node does for `randomUUID()`: one call
+ * into OpenSSL per hundred or so requests instead of one each. Served bytes are wiped from
+ * the pool, so it only ever holds bytes not yet handed out.
+ */
+const POOL_BYTES = 4096;
+const MAX_POOLED = 64;
+let pool = new Uint8Array(0);
+let pooled = 0;
+
 export function randomBytes(n: number): Uint8Array {
-	return new Uint8Array(nodeRandomBytes(n));
+	if (n > MAX_POOLED) return new Uint8Array(nodeRandomBytes(n));
+	if (pooled + n > pool.byteLength) {
+		pool = new Uint8Array(nodeRandomBytes(POOL_BYTES));
+		pooled = 0;
+	}
+	const out = pool.slice(pooled, pooled + n);
+	pool.fill(0, pooled, pooled + n);
+	pooled += n;
+	return out;
 }

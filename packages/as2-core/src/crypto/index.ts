@@ -31,4 +31,4 @@ export {
 	signBytes,
 	verifyDigestSignature,
 } from "./signature.ts";
-export { deflateBytes, deflateChunks, type Inflation, inflateChunks } from "./zlib.ts";
+export { deflateBytes, deflateChunks, type Inflation, inflateChunks, inflateSmall } from "./zlib.ts";

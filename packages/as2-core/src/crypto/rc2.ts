@@ -1,3 +1,5 @@
+import { concatBytes } from "../bytes/index.ts";
+
 /**
  * RC2 decryption (RFC 2268), CBC mode, in plain TypeScript. OpenSSL 3 keeps RC2 in its legacy
  * provider, which Node 20 does not load, yet PKCS#12 files from OpenSSL 1.x, Windows and
@@ -72,18 +74,62 @@ export function rc2DecryptBlocks(key: Uint8Array, effectiveBits: number, data: U
 
 /** RC2-CBC decryption with PKCS#7 padding removal; throws on bad length or padding. */
 export function rc2CbcDecrypt(key: Uint8Array, effectiveBits: number, iv: Uint8Array, data: Uint8Array): Uint8Array {
+	const decryptor = createRc2CbcDecryptor(key, effectiveBits, iv);
+	const head = decryptor.update(data);
+	const tail = decryptor.final();
+	return head.byteLength === 0 ? tail : concatBytes([head, tail]);
+}
+
+/** A streaming RC2-CBC decryption: as an OpenSSL decipher, `final()` checks and strips the padding. */
+export interface Rc2CbcDecryptor {
+	update(chunk: Uint8Array): Uint8Array;
+	final(): Uint8Array;
+}
+
+/**
+ * RC2-CBC decryption (RFC 2268 §4, CBC with PKCS#7 padding, RFC 5652 §6.3) over data in
+ * any chunks. Like OpenSSL, `update()` holds back the last whole block until `final()`,
+ * which removes the padding; bad length or padding throws "bad decrypt".
+ */
+export function createRc2CbcDecryptor(key: Uint8Array, effectiveBits: number, iv: Uint8Array): Rc2CbcDecryptor {
 	if (iv.byteLength !== 8) throw new RangeError("RC2-CBC needs an 8-byte IV");
-	if (data.byteLength === 0 || data.byteLength % 8 !== 0) throw new Error("bad decrypt: RC2 data is not whole blocks");
 	const k = expandKey(key, effectiveBits);
-	const out = new Uint8Array(data);
-	for (let p = 0; p < out.byteLength; p += 8) {
-		decryptBlock(k, out, p);
-		const previous = p === 0 ? iv : data.subarray(p - 8, p);
-		for (let i = 0; i < 8; i++) out[p + i]! ^= previous[i]!;
-	}
-	const pad = out[out.byteLength - 1]!;
-	if (pad < 1 || pad > 8) throw new Error("bad decrypt: RC2 padding");
-	for (let i = out.byteLength - pad; i < out.byteLength; i++)
-		if (out[i] !== pad) throw new Error("bad decrypt: RC2 padding");
-	return out.subarray(0, out.byteLength - pad);
+	let previous = Uint8Array.from(iv);
+	/** Up to one whole block plus the start of the next, not decrypted yet. */
+	let pending = new Uint8Array(0);
+	let finished = false;
+	const decrypt = (data: Uint8Array): Uint8Array => {
+		const out = Uint8Array.from(data);
+		for (let p = 0; p < out.byteLength; p += 8) {
+			decryptBlock(k, out, p);
+			for (let i = 0; i < 8; i++) out[p + i]! ^= previous[i]!;
+			previous = data.slice(p, p + 8);
+		}
+		return out;
+	};
+	return {
+		update(chunk) {
+			if (finished) throw new Error("RC2: update() after final()");
+			const data = pending.byteLength === 0 ? chunk : concatBytes([pending, chunk]);
+			// Keep the last whole block back: it may be all padding.
+			let whole = data.byteLength - (data.byteLength % 8);
+			if (whole === data.byteLength) whole -= 8;
+			if (whole <= 0) {
+				pending = Uint8Array.from(data);
+				return new Uint8Array(0);
+			}
+			pending = data.slice(whole);
+			return decrypt(data.subarray(0, whole));
+		},
+		final() {
+			if (finished) throw new Error("RC2: final() called twice");
+			finished = true;
+			if (pending.byteLength !== 8) throw new Error("bad decrypt: RC2 data is not whole blocks");
+			const last = decrypt(pending);
+			const pad = last[7]!;
+			if (pad < 1 || pad > 8) throw new Error("bad decrypt: RC2 padding");
+			for (let i = 8 - pad; i < 8; i++) if (last[i] !== pad) throw new Error("bad decrypt: RC2 padding");
+			return last.subarray(0, 8 - pad);
+		},
+	};
 }

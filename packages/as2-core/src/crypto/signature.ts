@@ -81,12 +81,16 @@ export type SignatureCheck = "valid" | "digest-mismatch" | "invalid";
  * DigestInfo prefixes (RFC 8017 §9.2, note 1), with the NULL parameters and without them:
  * some old signers omit the NULL (RFC 3370 §2.1 asks receivers to accept both).
  */
-const DIGEST_INFO_PREFIXES: Record<DigestAlgorithm, readonly [string, string]> = {
-	sha1: ["3021300906052b0e03021a05000414", "301f300706052b0e03021a0414"],
-	sha256: ["3031300d060960864801650304020105000420", "302f300b06096086480165030402010420"],
-	sha384: ["3041300d060960864801650304020205000430", "303f300b06096086480165030402020430"],
-	sha512: ["3051300d060960864801650304020305000440", "304f300b06096086480165030402030440"],
+const DIGEST_INFO_PREFIXES: Record<DigestAlgorithm, readonly Buffer[]> = {
+	sha1: hexes("3021300906052b0e03021a05000414", "301f300706052b0e03021a0414"),
+	sha256: hexes("3031300d060960864801650304020105000420", "302f300b06096086480165030402010420"),
+	sha384: hexes("3041300d060960864801650304020205000430", "303f300b06096086480165030402020430"),
+	sha512: hexes("3051300d060960864801650304020305000440", "304f300b06096086480165030402030440"),
 };
+
+function hexes(...values: string[]): Buffer[] {
+	return values.map((hex) => Buffer.from(hex, "hex"));
+}
 
 /**
  * Verifies an RSA signature over a precomputed digest with raw public-key operations, so
@@ -120,8 +124,7 @@ export function verifyDigestSignature(
 
 function checkDigestInfo(algorithm: DigestAlgorithm, recovered: Buffer, digest: Uint8Array): SignatureCheck {
 	const size = DIGESTS[algorithm].size;
-	for (const hex of DIGEST_INFO_PREFIXES[algorithm]) {
-		const prefix = Buffer.from(hex, "hex");
+	for (const prefix of DIGEST_INFO_PREFIXES[algorithm]) {
 		if (recovered.byteLength !== prefix.byteLength + size) continue;
 		if (!recovered.subarray(0, prefix.byteLength).equals(prefix)) continue;
 		return recovered.subarray(prefix.byteLength).equals(digest) ? "valid" : "digest-mismatch";

@@ -48,14 +48,11 @@ export function inflateChunks(input: Chunks): Inflation {
 			size += next.value.byteLength;
 		}
 		if (ended) {
-			const all = head.length === 1 ? head[0]! : Buffer.concat(head);
-			try {
-				const out = inflateSync(all, { maxOutputLength: SMALL_OUTPUT_BYTES });
+			const out = inflateSmall(head.length === 1 ? head[0]! : Buffer.concat(head));
+			if (out) {
 				bytesIn = size;
-				if (out.byteLength > 0) yield new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+				if (out.byteLength > 0) yield out;
 				return;
-			} catch (error) {
-				if ((error as { code?: string }).code !== "ERR_BUFFER_TOO_LARGE") throw error;
 			}
 		}
 		const rest = async function* () {
@@ -77,11 +74,31 @@ export function inflateChunks(input: Chunks): Inflation {
 const SMALL_INPUT_BYTES = 256 * 1024;
 const SMALL_OUTPUT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * One-shot inflate of a small zlib stream (what {@link inflateChunks} does with small
+ * inputs), or undefined when the output would pass 8 MiB: then stream it with the guards.
+ */
+export function inflateSmall(input: Uint8Array): Uint8Array | undefined {
+	try {
+		const out = inflateSync(input, { maxOutputLength: SMALL_OUTPUT_BYTES });
+		return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+	} catch (error) {
+		if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") return undefined;
+		throw error;
+	}
+}
+
 /** One-shot deflate for small contents; same bytes as {@link deflateChunks} at the same level. */
 export function deflateBytes(input: Uint8Array, options: { level?: number } = {}): Uint8Array {
-	const out = deflateSync(input, { level: options.level ?? 6, chunkSize: ZLIB_CHUNK_SIZE });
+	const level = options.level ?? 6;
+	// The compressed stream does not depend on the size of zlib's output buffer, except when
+	// storing (level 0): a small input gets a small buffer instead of 64 KiB per message.
+	const chunkSize = level > 0 && input.byteLength <= ZLIB_CHUNK_SIZE ? SMALL_CHUNK_SIZE : ZLIB_CHUNK_SIZE;
+	const out = deflateSync(input, { level, chunkSize });
 	return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
+
+const SMALL_CHUNK_SIZE = 16 * 1024;
 
 async function* fixedChunks(input: Chunks, size: number): Chunks {
 	let pending = new Uint8Array(size);

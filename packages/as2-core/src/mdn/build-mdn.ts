@@ -3,10 +3,16 @@ import { formatAs2Id } from "../as2/as2-id.ts";
 import type { MdnRequest } from "../as2/mdn-request.ts";
 import { createMessageId, formatMessageId, stripMessageId } from "../as2/message-id.ts";
 import { formatMic, type Mic } from "../as2/mic.ts";
-import { concatBytes, latin1, toBase64 } from "../bytes/index.ts";
+import { concatBytes, latin1 } from "../bytes/index.ts";
 import { type SignOptions, signDetached } from "../cms/signed-data.ts";
 import { toAs2Error } from "../errors/index.ts";
-import { formatHeaderValue, MimeHeaders, multipartBoundary, serializeHeaders } from "../mime/index.ts";
+import {
+	encodeBase64Bytes,
+	formatHeaderValue,
+	MimeHeaders,
+	multipartBoundary,
+	serializeHeaders,
+} from "../mime/index.ts";
 import { type Disposition, formatDisposition } from "./disposition.ts";
 
 export interface BuildMdnOptions {
@@ -96,7 +102,7 @@ export function buildMdn(options: BuildMdnOptions): BuiltMdn {
 			latin1(`\r\n--${outer}\r\n`),
 			latin1('Content-Type: application/pkcs7-signature; name="smime.p7s"\r\nContent-Transfer-Encoding: base64\r\n'),
 			latin1('Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n'),
-			latin1(`${toBase64(signature).replace(/.{1,76}/g, "$&\r\n")}`),
+			encodeBase64Bytes(signature),
 			latin1(`--${outer}--\r\n`),
 		]);
 	}

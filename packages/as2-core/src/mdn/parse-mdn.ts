@@ -8,12 +8,12 @@ import { type SignatureInfo, verifyDetached } from "../cms/signed-data.ts";
 import { digestBytes } from "../crypto/index.ts";
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import {
-	decodeTransferEncoding,
+	decodeTransferEncodingBytes,
 	MimeHeaders,
 	parseContentType,
 	parseHeaderBlock,
 	parseMimeEntity,
-	readMultipart,
+	splitMultipart,
 } from "../mime/index.ts";
 import { isPositiveDisposition, type ParsedDisposition, parseDisposition } from "./disposition.ts";
 
@@ -66,16 +66,21 @@ export async function parseMdn(options: ParseMdnOptions): Promise<ParsedMdn> {
 						? (options.headers as Iterable<[string, string]>)
 						: Object.entries(options.headers as Record<string, string>),
 				);
-	const body = await collect(toChunks(options.body), options.maxBytes ?? MAX_MDN_BYTES, "MDN");
+	const maxBytes = options.maxBytes ?? MAX_MDN_BYTES;
+	const body =
+		options.body instanceof Uint8Array
+			? limited(options.body, maxBytes, "MDN")
+			: await collect(toChunks(options.body), maxBytes, "MDN");
 	try {
-		return await readMdn(headers, body, options);
+		return readMdn(headers, body, options);
 	} catch (error) {
 		if (isAs2Error(error) && error.code === "INVALID_MDN") throw error;
 		throw new As2Error("INVALID_MDN", `cannot read the MDN: ${(error as Error).message}`, { cause: error });
 	}
 }
 
-async function readMdn(headers: MimeHeaders, body: Uint8Array, options: ParseMdnOptions): Promise<ParsedMdn> {
+/** An MDN is small and read in memory, in one step per MIME layer (RFC 3798, RFC 1847). */
+function readMdn(headers: MimeHeaders, body: Uint8Array, options: ParseMdnOptions): ParsedMdn {
 	const contentType = parseContentType(headers.get("content-type") ?? "");
 	let reportType = contentType;
 	let reportBody = decoded(headers.get("content-transfer-encoding"), body);
@@ -86,14 +91,14 @@ async function readMdn(headers: MimeHeaders, body: Uint8Array, options: ParseMdn
 
 	if (contentType.mediaType === "multipart/signed") {
 		signed = true;
-		const parts = await collectParts(await reportBody, contentType.params.boundary);
+		const parts = partsOf(reportBody, contentType.params.boundary);
 		const [content, signaturePart] = parts;
 		if (!content || !signaturePart) throw new As2Error("INVALID_MDN", "signed MDN without two parts");
 		const entity = parseMimeEntity(content);
 		reportType = parseContentType(entity.headers.get("content-type") ?? "");
 		reportBody = decoded(entity.headers.get("content-transfer-encoding"), entity.body);
 		const sig = parseMimeEntity(signaturePart);
-		let der = await decoded(sig.headers.get("content-transfer-encoding"), sig.body);
+		let der = decoded(sig.headers.get("content-transfer-encoding"), sig.body);
 		if (der[0] !== 0x30) der = fromBase64(fromLatin1(der));
 		const header = parseMicalg(contentType.params.micalg);
 		const algorithms: DigestAlgorithm[] = header ? [header] : DIGEST_ALGORITHMS;
@@ -114,13 +119,13 @@ async function readMdn(headers: MimeHeaders, body: Uint8Array, options: ParseMdn
 	if (!reportType.mediaType.startsWith("multipart/")) {
 		throw new As2Error("INVALID_MDN", `expected multipart/report, got ${reportType.mediaType || "nothing"}`);
 	}
-	const parts = await collectParts(await reportBody, reportType.params.boundary);
+	const parts = partsOf(reportBody, reportType.params.boundary);
 	let fields: MimeHeaders | undefined;
 	let text: string | undefined;
 	for (const part of parts) {
 		const entity = parseMimeEntity(part);
 		const type = parseContentType(entity.headers.get("content-type") ?? "text/plain").mediaType;
-		const content = await decoded(entity.headers.get("content-transfer-encoding"), entity.body);
+		const content = decoded(entity.headers.get("content-transfer-encoding"), entity.body);
 		if (type === "message/disposition-notification") fields = parseHeaderBlock(trimLeadingBlankLines(content));
 		else if (type.startsWith("text/") && text === undefined) text = fromLatin1(content).trim();
 	}
@@ -171,30 +176,18 @@ export function matchMdn(mdn: ParsedMdn, original: { messageId: string; mic?: Mi
 	};
 }
 
-async function decoded(encoding: string | undefined, bytes: Uint8Array): Promise<Uint8Array> {
-	return collect(
-		decodeTransferEncoding(
-			encoding,
-			(async function* () {
-				yield bytes;
-			})(),
-		),
-		MAX_MDN_BYTES,
-	);
+function decoded(encoding: string | undefined, bytes: Uint8Array): Uint8Array {
+	return limited(decodeTransferEncodingBytes(encoding, bytes), MAX_MDN_BYTES, "input");
 }
 
-async function collectParts(body: Uint8Array, boundary: string | undefined): Promise<Uint8Array[]> {
+function partsOf(body: Uint8Array, boundary: string | undefined): Uint8Array[] {
 	if (!boundary) throw new As2Error("INVALID_MDN", "multipart without a boundary");
-	const parts: Uint8Array[] = [];
-	for await (const part of readMultipart(
-		(async function* () {
-			yield body;
-		})(),
-		boundary,
-	)) {
-		parts.push(await collect(part.raw, MAX_MDN_BYTES));
-	}
-	return parts;
+	return splitMultipart(body, boundary).map((part) => limited(part, MAX_MDN_BYTES, "input"));
+}
+
+function limited(bytes: Uint8Array, limit: number, what: string): Uint8Array {
+	if (bytes.byteLength > limit) throw new As2Error("MESSAGE_TOO_LARGE", `${what} is larger than ${limit} bytes`);
+	return bytes;
 }
 
 /** Some MDNs put a blank line before the fields; the fields are a header block all the same. */

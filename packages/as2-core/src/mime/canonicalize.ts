@@ -39,6 +39,27 @@ export async function* canonicalizeLineEndings(body: Chunks): Chunks {
 	if (previousCr) yield LF_ONLY;
 }
 
+/** {@link canonicalizeLineEndings} of bytes held in memory, in one step (the same bytes). */
+export function canonicalizeBytes(bytes: Uint8Array): Uint8Array {
+	if (bytes.byteLength === 0) return bytes;
+	const inserts = findInserts(bytes, false);
+	const trailingCr = bytes[bytes.byteLength - 1] === CR;
+	if (inserts.length === 0 && !trailingCr) return bytes;
+	const out = new Uint8Array(bytes.byteLength + inserts.length + (trailingCr ? 1 : 0));
+	let from = 0;
+	let o = 0;
+	for (const code of inserts) {
+		const at = Math.floor(code / 2);
+		out.set(bytes.subarray(from, at), o);
+		o += at - from;
+		out[o++] = code % 2 === 1 ? LF : CR;
+		from = at;
+	}
+	out.set(bytes.subarray(from), o);
+	if (trailingCr) out[out.byteLength - 1] = LF;
+	return out;
+}
+
 /**
  * Exact size of `canonicalizeLineEndings(source.open())`, from a counting pass, for lengths
  * written ahead of the data.

@@ -30,6 +30,17 @@ const PARAM_NAME = /^([^*]+)(?:\*(\d{1,4}))?(\*)?$/;
  * // { type: "multipart", subtype: "signed", mediaType: "multipart/signed", params: { protocol: …, micalg: "sha-256", boundary: "b1" } }
  */
 export function parseContentType(value: string): ContentType {
+	const known = parsedTypes.get(value);
+	if (known) return { ...known, params: { ...known.params } };
+	const parsed = parseContentTypeOnce(value);
+	// Types repeat from message to message, multipart boundaries never do.
+	if (parsed.params.boundary === undefined && parsedTypes.size < 256) parsedTypes.set(value, parsed);
+	return { ...parsed, params: { ...parsed.params } };
+}
+
+const parsedTypes = new Map<string, ContentType>();
+
+function parseContentTypeOnce(value: string): ContentType {
 	if (value.trim() === "") {
 		return { type: "text", subtype: "plain", mediaType: "text/plain", params: { charset: "us-ascii" } };
 	}

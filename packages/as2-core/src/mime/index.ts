@@ -1,4 +1,4 @@
-export { canonicalizeLineEndings, canonicalSize, isTextMediaType } from "./canonicalize.ts";
+export { canonicalizeBytes, canonicalizeLineEndings, canonicalSize, isTextMediaType } from "./canonicalize.ts";
 export { type ContentType, formatHeaderValue, parseContentType, parseHeaderParams } from "./content-type.ts";
 export { type ParseMimeEntityOptions, parseMimeEntity, serializeMimeEntity } from "./entity.ts";
 export { MimeHeaders, parseHeaderBlock, serializeHeaders } from "./header.ts";
@@ -8,5 +8,12 @@ export {
 	type ReadMultipartOptions,
 	readMultipart,
 } from "./multipart.ts";
+export { splitMultipart } from "./multipart-split.ts";
 export { DEFAULT_MAX_HEADER_BYTES, type ReadHeaderBlockOptions, readHeaderBlock } from "./read-headers.ts";
-export { base64EncodedSize, decodeTransferEncoding, encodeBase64 } from "./transfer-encoding.ts";
+export {
+	base64EncodedSize,
+	decodeTransferEncoding,
+	decodeTransferEncodingBytes,
+	encodeBase64,
+	encodeBase64Bytes,
+} from "./transfer-encoding.ts";

@@ -1,4 +1,5 @@
 import { ByteReader, type Chunks, concatBytes, toHex } from "../bytes/index.ts";
+import { randomBytes } from "../crypto/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 const CR = 0x0d;
@@ -9,7 +10,7 @@ const TAB = 0x09;
 const EMPTY = new Uint8Array(0);
 
 /** Longest run of transport padding accepted on a delimiter line (RFC 2046 §5.1.1). */
-const MAX_PADDING = 1024;
+export const MAX_PADDING = 1024;
 /** RFC 2046 §5.1.1 caps boundaries at 70 chars; some senders go beyond, so allow some slack. */
 const MAX_BOUNDARY_LENGTH = 256;
 
@@ -52,14 +53,19 @@ export function readMultipart(
 	boundary: string,
 	opts: ReadMultipartOptions = {},
 ): AsyncIterable<MultipartPart> {
-	if (boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH || /[^\x20-\x7e\x80-\xff]/.test(boundary)) {
-		throw new As2Error("MALFORMED_MIME", `invalid multipart boundary ${JSON.stringify(boundary.slice(0, 80))}`);
-	}
+	checkBoundary(boundary);
 	return iterateParts(
 		new DelimiterScanner(new ByteReader(body), boundary),
 		opts.maxParts ?? 1000,
 		opts.maxPreambleBytes ?? 1 << 20,
 	);
+}
+
+/** MALFORMED_MIME unless `boundary` is one we can search for (RFC 2046 §5.1.1, with some slack). */
+export function checkBoundary(boundary: string): void {
+	if (boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH || /[^\x20-\x7e\x80-\xff]/.test(boundary)) {
+		throw new As2Error("MALFORMED_MIME", `invalid multipart boundary ${JSON.stringify(boundary.slice(0, 80))}`);
+	}
 }
 
 /**
@@ -68,7 +74,7 @@ export function readMultipart(
  * (RFC 2045 §6.7 note, RFC 2046 §5.1.1).
  */
 export function multipartBoundary(): string {
-	return `----=_as2kit_${toHex(crypto.getRandomValues(new Uint8Array(16)))}`;
+	return `----=_as2kit_${toHex(randomBytes(16))}`;
 }
 
 async function* iterateParts(

@@ -1,4 +1,4 @@
-import type { Chunks } from "../bytes/index.ts";
+import { type Chunks, concatBytes } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 const CR = 0x0d;
@@ -35,6 +35,32 @@ export function decodeTransferEncoding(encoding: string | undefined, body: Chunk
 	}
 }
 
+/**
+ * {@link decodeTransferEncoding} of a body held in memory, in one step: the same decoders fed
+ * the whole body as one chunk, so the same bytes and the same errors.
+ */
+export function decodeTransferEncodingBytes(encoding: string | undefined, body: Uint8Array): Uint8Array {
+	const name = (encoding ?? "").trim().toLowerCase();
+	let decoder: Base64Decoder | QuotedPrintableDecoder;
+	switch (name) {
+		case "":
+		case "7bit":
+		case "8bit":
+		case "binary":
+			return body;
+		case "base64":
+			decoder = new Base64Decoder();
+			break;
+		case "quoted-printable":
+			decoder = new QuotedPrintableDecoder();
+			break;
+		default:
+			throw new As2Error("MALFORMED_MIME", `unknown Content-Transfer-Encoding ${JSON.stringify(encoding)}`);
+	}
+	const parts = [...decoder.push(body), ...decoder.end()];
+	return parts.length === 1 ? parts[0]! : concatBytes(parts);
+}
+
 /** Anything outside the base64 alphabet, padding and white space. */
 const NOT_BASE64 = /[^A-Za-z0-9+/=\r\n\t \v\f]/;
 const WHITE_SPACE = /[\r\n\t \v\f]+/g;
@@ -47,22 +73,35 @@ const WHITE_SPACE = /[\r\n\t \v\f]+/g;
  * failure. Validation and decoding run in the engine's native string code.
  */
 async function* decodeBase64(body: Chunks): Chunks {
-	let pending = "";
-	let offset = 0;
-	for await (const chunk of body) {
+	const decoder = new Base64Decoder();
+	for await (const chunk of body) yield* decoder.push(chunk);
+	yield* decoder.end();
+}
+
+/** The state of {@link decodeBase64} between chunks; `push` and `end` return the decoded bytes. */
+class Base64Decoder {
+	#pending = "";
+	#offset = 0;
+
+	push(chunk: Uint8Array): Uint8Array[] {
 		const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
 		const bad = text.search(NOT_BASE64);
 		if (bad >= 0) {
 			const code = text.charCodeAt(bad).toString(16).padStart(2, "0");
-			throw new As2Error("MALFORMED_MIME", `invalid base64 character 0x${code} at offset ${offset + bad}`);
+			throw new As2Error("MALFORMED_MIME", `invalid base64 character 0x${code} at offset ${this.#offset + bad}`);
 		}
-		offset += chunk.byteLength;
+		this.#offset += chunk.byteLength;
 		const out: Uint8Array[] = [];
-		pending = decodeBase64Text(pending + text.replace(WHITE_SPACE, ""), out, offset);
-		for (const bytes of out) if (bytes.byteLength > 0) yield bytes;
+		this.#pending = decodeBase64Text(this.#pending + text.replace(WHITE_SPACE, ""), out, this.#offset);
+		return out.filter((bytes) => bytes.byteLength > 0);
 	}
-	if (pending.length === 1) throw new As2Error("MALFORMED_MIME", `truncated base64 group at offset ${offset}`);
-	if (pending.length > 0) yield Buffer.from(pending, "base64");
+
+	end(): Uint8Array[] {
+		if (this.#pending.length === 1) {
+			throw new As2Error("MALFORMED_MIME", `truncated base64 group at offset ${this.#offset}`);
+		}
+		return this.#pending.length > 0 ? [Buffer.from(this.#pending, "base64")] : [];
+	}
 }
 
 /**
@@ -104,22 +143,32 @@ const MAX_QP_WHITESPACE = 1024;
  * (rule 3). A malformed `=` sequence is kept literally, as §6.7 note (2) recommends.
  */
 async function* decodeQuotedPrintable(body: Chunks): Chunks {
-	let carry: Uint8Array = EMPTY;
-	for await (const chunk of body) {
-		if (chunk.byteLength === 0) continue;
+	const decoder = new QuotedPrintableDecoder();
+	for await (const chunk of body) yield* decoder.push(chunk);
+	yield* decoder.end();
+}
+
+/** The state of {@link decodeQuotedPrintable} between chunks: an undecidable tail. */
+class QuotedPrintableDecoder {
+	#carry: Uint8Array = EMPTY;
+
+	push(chunk: Uint8Array): Uint8Array[] {
+		if (chunk.byteLength === 0) return [];
 		let buf = chunk;
-		if (carry.byteLength > 0) {
-			buf = new Uint8Array(carry.byteLength + chunk.byteLength);
-			buf.set(carry);
-			buf.set(chunk, carry.byteLength);
+		if (this.#carry.byteLength > 0) {
+			buf = new Uint8Array(this.#carry.byteLength + chunk.byteLength);
+			buf.set(this.#carry);
+			buf.set(chunk, this.#carry.byteLength);
 		}
 		const { out, consumed } = decodeQpRun(buf, false);
-		carry = buf.slice(consumed);
-		if (out.byteLength > 0) yield out;
+		this.#carry = buf.slice(consumed);
+		return out.byteLength > 0 ? [out] : [];
 	}
-	if (carry.byteLength > 0) {
-		const { out } = decodeQpRun(carry, true);
-		if (out.byteLength > 0) yield out;
+
+	end(): Uint8Array[] {
+		if (this.#carry.byteLength === 0) return [];
+		const { out } = decodeQpRun(this.#carry, true);
+		return out.byteLength > 0 ? [out] : [];
 	}
 }
 
@@ -222,6 +271,12 @@ export async function* encodeBase64(body: Chunks, lineLength = 76): Chunks {
 	}
 	const last = lines.write(rest.byteLength > 0 ? toBase64(rest) : "", true);
 	if (last.byteLength > 0) yield last;
+}
+
+/** {@link encodeBase64} of bytes held in memory, in one step (the same bytes). */
+export function encodeBase64Bytes(bytes: Uint8Array, lineLength = 76): Uint8Array {
+	if (!Number.isInteger(lineLength) || lineLength < 1) throw new RangeError(`invalid base64 line length ${lineLength}`);
+	return new LineWriter(lineLength).write(toBase64(bytes), true);
 }
 
 /**

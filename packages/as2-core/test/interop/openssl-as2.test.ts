@@ -2,13 +2,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ContentEncryptionAlgorithm, DIGESTS, type DigestAlgorithm } from "../../src/algorithms.ts";
 import { pack } from "../../src/as2/pack.ts";
-import { unpack } from "../../src/as2/unpack.ts";
+import { unpack, unpackBuffered } from "../../src/as2/unpack.ts";
 import { collect } from "../../src/bytes/index.ts";
 import { importPrivateKey } from "../../src/crypto/index.ts";
 import { type TestIdentity, testIdentity } from "../helpers/certs.ts";
 import { compressEntity, uncompressWithAsn1parse } from "../helpers/compressed-data.ts";
 import { firstPart, param, secondPart, splitEntity } from "../helpers/mime-text.ts";
 import { openssl, opensslVerifyDetached, scratch } from "../helpers/openssl.ts";
+import { streamed, streamingSource } from "../helpers/paths.ts";
 
 const SIGNS: Array<DigestAlgorithm | undefined> = [undefined, "sha1", "sha256", "sha384", "sha512"];
 const CIPHERS: Array<ContentEncryptionAlgorithm | undefined> = [undefined, "3des", "aes128", "aes192", "aes256"];
@@ -103,10 +104,13 @@ function opensslPeel(contentType: string, body: Buffer, signer: TestIdentity, re
 	throw new Error("too many layers");
 }
 
+/** pack() takes its buffered path for a payload given as bytes, its streaming path for a stream. */
+const PACK_PATHS = ["buffered", "streaming"] as const;
+
 describe("as2-core builds, OpenSSL reads", () => {
-	it.each(CASES)("%s", async (c) => {
+	it.each(CASES.flatMap((c) => PACK_PATHS.map((path) => ({ ...c, path }))))("%s", async (c) => {
 		const message = await pack({
-			payload: PAYLOAD,
+			payload: c.path === "buffered" ? PAYLOAD : streamingSource(PAYLOAD),
 			contentType: "application/edi-x12",
 			filename: "po.x12",
 			from: "ALICE",
@@ -118,6 +122,7 @@ describe("as2-core builds, OpenSSL reads", () => {
 			...(c.compress ? { compress: c.compress } : {}),
 			mdn: { mode: "sync", signed: [c.sign ?? "sha256"] },
 		});
+		expect(message.body.bytes === undefined).toBe(c.path === "streaming");
 		const body = Buffer.from(await collect(message.body.open()));
 		expect(body.byteLength).toBe(message.body.size);
 		const contentType = message.headers.get("content-type")!;
@@ -243,33 +248,39 @@ describe("OpenSSL builds, as2-core reads", () => {
 				? { "Content-Transfer-Encoding": headers.get("content-transfer-encoding")! }
 				: {}),
 		};
-		const message = await unpack({
+		const options = {
 			headers: httpHeaders,
-			body: new Uint8Array(entity.body),
 			identities: [{ privateKey: importPrivateKey(bob.keyPem), certificate: bob.certDer }],
 			partnerCertificates: [alice.certDer],
-		});
-		const payload = Buffer.from(await collect(message.payload));
-		expect(payload.equals(PAYLOAD)).toBe(true);
-		const report = await message.complete();
-		expect(message.from).toBe("ALICE CORP");
-		expect(message.messageId).toBe("openssl-1@test");
-		expect(message.filename).toBe("po.x12");
-		expect(message.contentType).toBe("application/edi-x12");
-		expect(message.signed).toBe(Boolean(c.sign));
-		expect(message.encrypted).toBe(Boolean(c.cipher));
-		expect(message.compressed).toBe(Boolean(c.compress));
-		const encryptedLayer = report.layers.find((l) => l.kind === "encrypted");
-		if (c.cipher) expect(encryptedLayer).toMatchObject({ algorithm: c.cipher, keyEncryption: "rsa" });
-		const signedLayer = report.layers.find((l) => l.kind === "signed");
-		if (c.sign) expect(signedLayer).toMatchObject({ digest: c.sign });
-		const algorithm = c.sign ?? "sha256";
-		// Unsigned and unencrypted: the content without headers, transfer-decoded.
-		const covered =
-			signedPart ??
-			decryptedEntity ??
-			(c.base64 && c.compress ? Buffer.from(entity.body.toString("latin1"), "base64") : entity.body);
-		const expectedMic = createHash(DIGESTS[algorithm].nodeName).update(covered).digest("base64");
-		expect(report.mic).toEqual({ value: expectedMic, algorithm });
+		};
+		// Both readers: the buffered one for the body as bytes (which must read it itself,
+		// not fall back), the streaming one for the body as a stream.
+		const bytes = new Uint8Array(entity.body);
+		expect(await unpackBuffered({ ...options, body: bytes })).toBeDefined();
+		for (const body of [bytes, streamed(bytes, 1000)]) {
+			const message = await unpack({ ...options, body });
+			const payload = Buffer.from(await collect(message.payload));
+			expect(payload.equals(PAYLOAD)).toBe(true);
+			const report = await message.complete();
+			expect(message.from).toBe("ALICE CORP");
+			expect(message.messageId).toBe("openssl-1@test");
+			expect(message.filename).toBe("po.x12");
+			expect(message.contentType).toBe("application/edi-x12");
+			expect(message.signed).toBe(Boolean(c.sign));
+			expect(message.encrypted).toBe(Boolean(c.cipher));
+			expect(message.compressed).toBe(Boolean(c.compress));
+			const encryptedLayer = report.layers.find((l) => l.kind === "encrypted");
+			if (c.cipher) expect(encryptedLayer).toMatchObject({ algorithm: c.cipher, keyEncryption: "rsa" });
+			const signedLayer = report.layers.find((l) => l.kind === "signed");
+			if (c.sign) expect(signedLayer).toMatchObject({ digest: c.sign });
+			const algorithm = c.sign ?? "sha256";
+			// Unsigned and unencrypted: the content without headers, transfer-decoded.
+			const covered =
+				signedPart ??
+				decryptedEntity ??
+				(c.base64 && c.compress ? Buffer.from(entity.body.toString("latin1"), "base64") : entity.body);
+			const expectedMic = createHash(DIGESTS[algorithm].nodeName).update(covered).digest("base64");
+			expect(report.mic).toEqual({ value: expectedMic, algorithm });
+		}
 	});
 });

@@ -15,11 +15,18 @@ export interface NewEvent {
  * of the change it reports, so that the change and its event commit together. The event's
  * webhook fan-out is a job written in the same transaction: a committed event is always
  * delivered (jobs are durable, leased and retried), a rolled-back one never is.
+ *
+ * The job is written only when the account has an active endpoint: the spec sends an event
+ * to each endpoint that is active (interface spec, Webhooks), so an event of an account with
+ * none has no recipient, and an endpoint created later does not receive it. Most accounts
+ * have no webhooks; this spares every one of their events a job.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
 	const id = await tx.ids.next("evt_");
 	await tx.events.append({ id, ...event, createdAt: now });
-	await tx.jobs.enqueue({ kind: FAN_OUT_JOB, payload: { eventId: id }, runAt: now }, now);
+	if (await tx.webhookEndpoints.hasActiveInAccount(event.accountId)) {
+		await tx.jobs.enqueue({ kind: FAN_OUT_JOB, payload: { eventId: id }, runAt: now }, now);
+	}
 	return id;
 }
 

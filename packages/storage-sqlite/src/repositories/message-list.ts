@@ -4,7 +4,7 @@ import type { Db } from "../connection.ts";
 import { messages } from "../schema.ts";
 import { window } from "./pagination.ts";
 
-/** Search keys are created_at (ms) × 2^20 + a slot in the millisecond (migration 0005). */
+/** Search keys are created_at (ms) × 2^20 + a slot in the millisecond (migration 0006). */
 const SLOTS = 1_048_576n;
 /** Trigrams find substrings of three characters or more; shorter ones are matched row by row. */
 const MIN_INDEXED_SEARCH = 3;

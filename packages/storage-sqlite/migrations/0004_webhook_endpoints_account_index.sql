@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_endpoints_account_active_idx` ON `webhook_endpoints` (`account_id`,`active`);
