@@ -51,6 +51,8 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	// NORMAL is durable across application crashes in WAL mode; only an OS crash or power
 	// loss can lose the last commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
 	client.pragma("synchronous = NORMAL");
+	// 64 MiB of page cache rather than SQLite's 2: index walks of large lists stay in memory.
+	client.pragma("cache_size = -65536");
 	cacheStatements(client);
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });

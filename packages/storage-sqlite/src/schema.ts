@@ -329,12 +329,23 @@ export const messages = sqliteTable(
 		updatedAt: instant("updated_at").notNull(),
 	},
 	(t) => [
-		// Lists are per tenant, newest first, optionally narrowed: one index per common filter.
-		index("messages_tenant_created_idx").on(t.tenantId, t.createdAt),
-		index("messages_tenant_status_idx").on(t.tenantId, t.status, t.createdAt),
-		index("messages_tenant_partner_idx").on(t.tenantId, t.partnerId, t.createdAt),
-		index("messages_tenant_direction_idx").on(t.tenantId, t.direction, t.createdAt),
-		index("messages_tenant_mdn_status_idx").on(t.tenantId, t.mdnStatus, t.createdAt),
+		// GET /v1/messages: per tenant, newest first (created_at, then id), narrowed by any filter.
+		// Each filter has an index that ends in the list's order, so a page reads only its rows and
+		// a (capped) count reads index entries alone; id is there so ties need no sort.
+		index("messages_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+		index("messages_tenant_status_idx").on(t.tenantId, t.status, t.createdAt, t.id),
+		index("messages_tenant_partner_idx").on(t.tenantId, t.partnerId, t.createdAt, t.id),
+		// "This partner's failed messages" is the combination people ask for most.
+		index("messages_tenant_partner_status_idx").on(t.tenantId, t.partnerId, t.status, t.createdAt, t.id),
+		index("messages_tenant_direction_idx").on(t.tenantId, t.direction, t.createdAt, t.id),
+		index("messages_tenant_mdn_status_idx").on(t.tenantId, t.mdnStatus, t.createdAt, t.id),
+		index("messages_tenant_environment_idx").on(t.tenantId, t.environment, t.createdAt, t.id),
+		index("messages_tenant_content_type_idx").on(t.tenantId, t.contentType, t.createdAt, t.id),
+		index("messages_tenant_encrypted_idx").on(t.tenantId, t.encrypted, t.createdAt, t.id),
+		index("messages_tenant_signed_idx").on(t.tenantId, t.signed, t.createdAt, t.id),
+		// has_errors is an expression; as an equality on the index's second column the planner
+		// prefers this index without statistics, as it does the others.
+		index("messages_tenant_has_errors_idx").on(t.tenantId, sql`(${t.errorCode} IS NOT NULL)`, t.createdAt, t.id),
 		index("messages_message_id_idx").on(t.tenantId, t.messageId),
 		// A partner's inbound Message-ID is stored once (decisions.md: duplicates are not stored twice).
 		uniqueIndex("messages_inbound_unique_idx")
@@ -422,3 +433,17 @@ export const webhookAttempts = sqliteTable(
 	},
 	(t) => [primaryKey({ columns: [t.deliveryId, t.attempt] }), index("webhook_attempts_endpoint_idx").on(t.endpointId)],
 );
+
+/**
+ * Search over messages' subjects and AS2 Message-IDs (GET /v1/messages?search=): one row per
+ * message, keyed by `row` = created_at (ms) × 2^20 + a slot within the millisecond, so keys
+ * sort like the list, newest first. The FTS5 table `message_search` (trigram tokenizer:
+ * case-insensitive substrings) uses `row` as its rowid; both, and the triggers that keep them in
+ * step with `messages`, are in migration 0006 (drizzle does not model virtual tables). An
+ * INTEGER PRIMARY KEY keeps `row` stable across VACUUM, which a plain rowid is not.
+ */
+export const messageSearchRows = sqliteTable("message_search_rows", {
+	row: integer("row").primaryKey(),
+	messagePk: text("message_pk").notNull().unique(),
+	tenantId: text("tenant_id").notNull(),
+});

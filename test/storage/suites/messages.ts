@@ -138,6 +138,124 @@ export const messageTests = {
 		const second = await store.messages.list("tnt_000001", {}, { page: 2, perPage: 3 });
 		expect([second.total, second.items.map((m) => m.id)]).toEqual([4, ["msg_000001"]]);
 	},
+	"messages - search finds substrings of subjects and Message-IDs, newest first, with every other filter": async ({
+		store,
+	}) => {
+		await store.messages.create(message("msg_000001", { createdAt: at(1), subject: "Invoice 4711" }));
+		await store.messages.create(message("msg_000002", { createdAt: at(2), subject: "PO 4711-A", status: "failed" }));
+		await store.messages.create(
+			message("msg_000003", { createdAt: at(3), subject: null, messageId: "abc-4711@partner.example" }),
+		);
+		await store.messages.create(message("msg_000004", { createdAt: at(3), subject: 'Say "hi" 50% off' }));
+		await store.messages.create(
+			message("msg_000005", { createdAt: at(4), subject: "Invoice 4711", tenantId: "tnt_000002" }),
+		);
+		await store.messages.create(message("msg_000006", { createdAt: at(5), subject: "Invoice 4712" }));
+		const ids = async (filter: object, p = page) =>
+			(await store.messages.list("tnt_000001", filter, p)).items.map((m) => m.id.slice(-1)).join("");
+		expect(await ids({ search: "4711" })).toBe("321");
+		expect(await ids({ search: "47" })).toBe("6321");
+		expect(await ids({ search: "invoice 471" })).toBe("61");
+		expect(await ids({ search: "PARTNER.EX" })).toBe("3");
+		expect(await ids({ search: '"hi"' })).toBe("4");
+		expect(await ids({ search: "50% off" })).toBe("4");
+		expect(await ids({ search: "0%" })).toBe("4");
+		expect(await ids({ search: "4711", status: "failed" })).toBe("2");
+		expect(await ids({ search: "4711", fromDate: at(1), toDate: at(3) })).toBe("2");
+		expect(await ids({ search: "4711", fromDate: at(2) })).toBe("3");
+		expect(await ids({ search: "nothing like it" })).toBe("");
+		// Two messages of one millisecond: the later id first, with or without the index.
+		expect(await ids({ search: ".example" })).toBe("64321");
+		expect(await ids({ search: "e" })).toBe("64321");
+		const second = await store.messages.list("tnt_000001", { search: "4711" }, { page: 2, perPage: 2 });
+		expect([second.total, second.items.map((m) => m.id)]).toEqual([3, ["msg_000001"]]);
+		await store.messages.update("msg_000001", { subject: "Credit note" });
+		expect(await ids({ search: "4711" })).toBe("32");
+		expect(await ids({ search: "credit" })).toBe("1");
+	},
+	"messages - a search on many messages pages newest first, filtered, with totals": async ({ store }) => {
+		// More matches than one forward pass of the index takes: the adapter walks them instead.
+		await store.transaction(async (tx) => {
+			for (let i = 1; i <= 260; i++) {
+				const id = `msg_${String(i).padStart(6, "0")}`;
+				await tx.messages.create(
+					message(id, {
+						createdAt: at(i % 2 === 0 ? i : 1000 - i),
+						subject: `Invoice ${i}`,
+						status: i % 10 === 0 ? "failed" : "queued",
+						tenantId: i % 13 === 0 ? "tnt_000002" : "tnt_000001",
+					}),
+				);
+			}
+		});
+		const mine = Array.from({ length: 260 }, (_, k) => k + 1)
+			.filter((i) => i % 13 !== 0)
+			.sort((x, y) => (y % 2 === 0 ? y : 1000 - y) - (x % 2 === 0 ? x : 1000 - x));
+		const list = (filter: object, p: { page: number; perPage: number; countLimit?: number }) =>
+			store.messages.list("tnt_000001", { search: "INVOICE", ...filter }, p);
+		const first = await list({}, { page: 1, perPage: 5 });
+		expect(first.items.map((m) => Number(m.id.slice(4)))).toEqual(mine.slice(0, 5));
+		expect(first.total).toBe(mine.length);
+		const third = await list({}, { page: 3, perPage: 100 });
+		expect(third.items.map((m) => Number(m.id.slice(4)))).toEqual(mine.slice(200));
+		expect(third.total).toBe(mine.length);
+		const failed = mine.filter((i) => i % 10 === 0);
+		const failedPage = await list({ status: "failed" }, { page: 2, perPage: 5 });
+		expect(failedPage.items.map((m) => Number(m.id.slice(4)))).toEqual(failed.slice(5, 10));
+		expect(failedPage.total).toBe(failed.length);
+		const capped = await list({}, { page: 1, perPage: 5, countLimit: 10 });
+		if (capped.totalExact === false) expect(capped.total).toBeGreaterThan(5);
+		else expect(capped.total).toBe(mine.length);
+		expect(capped.total).toBeLessThanOrEqual(mine.length);
+		const range = await list({ fromDate: at(100), toDate: at(200) }, { page: 1, perPage: 100 });
+		expect(range.items.map((m) => Number(m.id.slice(4)))).toEqual(
+			mine.filter((i) => i % 2 === 0 && i > 100 && i < 200),
+		);
+	},
+	"messages - a count limit makes a large total a lower bound past the page": async ({ store }) => {
+		for (let i = 1; i <= 7; i++) {
+			await store.messages.create(message(`msg_00000${i}`, { createdAt: at(i), signed: i % 2 === 1 }));
+		}
+		const list = (page: number, perPage: number, countLimit?: number) =>
+			store.messages.list("tnt_000001", {}, { page, perPage, ...(countLimit === undefined ? {} : { countLimit }) });
+		expect(await list(1, 2)).toMatchObject({ total: 7 });
+		expect((await list(1, 2)).totalExact).not.toBe(false);
+		expect(await list(1, 2, 100)).toMatchObject({ total: 7 });
+		// Adapters may count exactly; a capped total is at least one past the page and never above the truth.
+		for (const [page, perPage, countLimit] of [
+			[1, 2, 1],
+			[2, 2, 1],
+			[1, 3, 2],
+		] as const) {
+			const result = await list(page, perPage, countLimit);
+			expect(result.items).toHaveLength(perPage);
+			if (result.totalExact === false) {
+				expect(result.total).toBeGreaterThan(page * perPage);
+				expect(result.total).toBeLessThan(7);
+			} else expect(result.total).toBe(7);
+		}
+		// The same holds for combined filters and a search, alone or with filters that reject some of its matches.
+		for (const [filter, matching] of [
+			[{ search: "order" }, 7],
+			[{ search: "order", status: "queued" }, 7],
+			[{ status: "queued", encrypted: true }, 7],
+			[{ status: "queued", signed: false }, 3],
+			[{ search: "order", signed: false }, 3],
+			[{ search: "or", signed: true }, 4],
+		] as const) {
+			const result = await store.messages.list("tnt_000001", filter, { page: 1, perPage: 2, countLimit: 1 });
+			expect(result.items).toHaveLength(2);
+			if (result.totalExact === false) expect(result.total).toBeGreaterThan(2);
+			else expect(result.total).toBe(matching);
+			expect(result.total).toBeLessThanOrEqual(matching);
+			const all = await store.messages.list("tnt_000001", filter, { page: 1, perPage: 2 });
+			expect([all.total, all.totalExact]).toEqual([matching, undefined]);
+		}
+		// The last page, even with a limit, knows the total; so does a page past the end.
+		expect(await list(4, 2, 1)).toMatchObject({ total: 7, items: [{ id: "msg_000001" }] });
+		expect((await list(4, 2, 1)).totalExact).not.toBe(false);
+		expect(await list(9, 2, 1)).toMatchObject({ total: 7, items: [] });
+	},
 	"messages - a transition applies only from the given states, once under a race": async ({ store }) => {
 		await store.messages.create(message("msg_000001"));
 		const racers = await Promise.all(

@@ -14,6 +14,7 @@ import { as2Routes } from "./routes/as2.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { certificateRoutes } from "./routes/certificates.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
+import { messageReadRoutes } from "./routes/message-reads.ts";
 import { messageSubmitRoutes } from "./routes/message-submit.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { partnerCheckRoutes } from "./routes/partner-checks.ts";
@@ -51,7 +52,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.notFound(renderNotFound);
 	app.use("*", requestContext(service, logger, metrics));
 	app.use("/auth/*", negotiate());
-	app.use("/v1/*", negotiate());
+	app.use("/v1/*", negotiate({ anyAccept: (path) => PAYLOAD_DOWNLOAD.test(path) }));
 	app.use("/v1/*", authenticate({ rateLimit: true, clientIp }));
 
 	app.route("/auth", authRoutes({ clientIp }));
@@ -63,6 +64,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/accounts", masterPartnerRoutes());
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
+	app.route("/v1/messages", messageReadRoutes());
 	app.route("/as2", as2Routes(clientIp));
 	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
 	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());
@@ -72,6 +74,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	);
 	return app;
 }
+
+/** Payload downloads answer the payload's own media type, so any Accept header is theirs. */
+const PAYLOAD_DOWNLOAD = /\/v1\/messages\/[^/]+\/payload$/;
 
 /** The socket's peer address under @hono/node-server; "unknown" elsewhere (tests, other runtimes). */
 function defaultClientIp(c: Context): string {

@@ -57,7 +57,16 @@ export interface RouteDoc {
 	/** A JSON body; also accepted as a URL-encoded or multipart form. */
 	body?: v.GenericSchema;
 	/** Status → description and schema of the success responses. */
-	responses: Record<number, { description: string; schema?: v.GenericSchema; content?: Record<string, unknown> }>;
+	responses: Record<
+		number,
+		{
+			description: string;
+			schema?: v.GenericSchema;
+			content?: Record<string, unknown>;
+			/** Response headers: name → OpenAPI header object. */
+			headers?: Record<string, unknown>;
+		}
+	>;
 	/** Public routes carry no security requirement and no 401/403/429. */
 	public?: boolean;
 	/** Extra error responses: status → description. */
@@ -72,6 +81,7 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
 	for (const [status, response] of Object.entries(spec.responses)) {
 		responses[status] = {
 			description: response.description,
+			...(response.headers ? { headers: response.headers } : {}),
 			...(response.content
 				? { content: response.content }
 				: response.schema

@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createIdempotency } from "./idempotency.ts";
 import { createMessagePipeline } from "./messages/index.ts";
+import { createMessageReads } from "./messages/message-reads.ts";
 import { createMasterPartnerService } from "./partners/master-partners.ts";
 import { createPartnerChecks } from "./partners/partner-tests.ts";
 import { createPartnerService } from "./partners/partners.ts";
@@ -61,6 +62,7 @@ export function createService(options: ServiceOptions) {
 		certificates: createCertificateService(deps),
 		messages,
 		webhooks: createWebhookService(deps),
+		messageReads: createMessageReads(deps),
 	};
 }
 

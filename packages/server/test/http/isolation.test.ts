@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCertificates } from "../helpers/certs.ts";
+import { bytesStream, storeMessage } from "../helpers/messages.ts";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
 
 /**
@@ -23,6 +24,7 @@ const resourceOfA = (param: string): string | undefined =>
 		account_id: a.account,
 		webhook_id: a.webhookId,
 		delivery_id: a.deliveryId,
+		message_id: a.message,
 	})[param];
 
 /** Request bodies valid enough to get past validation, by "METHOD path". */
@@ -96,6 +98,11 @@ beforeAll(async () => {
 		createdAt: t.clock.now(),
 		updatedAt: t.clock.now(),
 	});
+	// A's message, with a stored payload, also lives in A's second tenant (the pipeline is not needed to read one).
+	await t.service.deps.blobs.put("payloads/alpha", bytesStream(new TextEncoder().encode("alpha payload")));
+	a.message = (
+		await storeMessage(t, { accountId: a.account!, tenantId: a.secondTenant! }, { payloadKey: "payloads/alpha" })
+	).id;
 	const ownerB = await register(t, "Beta");
 	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "live", permissions: ["*"] });
 	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", permissions: ["*"] });
@@ -137,6 +144,7 @@ const idsOfA = () =>
 		a.account,
 		a.webhookId,
 		a.deliveryId,
+		a.message,
 	].filter(Boolean) as string[];
 
 describe("tenant isolation on every endpoint", () => {

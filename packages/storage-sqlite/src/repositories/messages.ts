@@ -1,9 +1,9 @@
 import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { messages } from "../schema.ts";
-import { window } from "./pagination.ts";
+import { listMessages } from "./message-list.ts";
 
 // Every message is written once and read by each job: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(messages);
@@ -38,44 +38,7 @@ export function createMessageStore(exec: Exec): MessageStore {
 				) as Record<string, unknown> | undefined;
 				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
-		list: (tenantId, filter, page) =>
-			exec((db) => {
-				const c: SQL[] = [eq(messages.tenantId, tenantId)];
-				if (filter.partnerId) c.push(eq(messages.partnerId, filter.partnerId));
-				if (filter.status) c.push(eq(messages.status, filter.status));
-				if (filter.direction) c.push(eq(messages.direction, filter.direction));
-				if (filter.environment) c.push(eq(messages.environment, filter.environment));
-				if (filter.fromDate) c.push(gt(messages.createdAt, filter.fromDate));
-				if (filter.toDate) c.push(lt(messages.createdAt, filter.toDate));
-				if (filter.contentType) c.push(eq(messages.contentType, filter.contentType));
-				if (filter.hasErrors !== undefined)
-					c.push(filter.hasErrors ? isNotNull(messages.errorCode) : isNull(messages.errorCode));
-				if (filter.mdnStatus) c.push(eq(messages.mdnStatus, filter.mdnStatus));
-				if (filter.encrypted !== undefined) c.push(eq(messages.encrypted, filter.encrypted));
-				if (filter.signed !== undefined) c.push(eq(messages.signed, filter.signed));
-				if (filter.search) {
-					const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-					c.push(
-						or(
-							sql`lower(${messages.subject}) LIKE ${pattern} ESCAPE '\\'`,
-							sql`lower(${messages.messageId}) LIKE ${pattern} ESCAPE '\\'`,
-						)!,
-					);
-				}
-				const where = and(...c);
-				const { limit, offset } = window(page);
-				const items = db
-					.select()
-					.from(messages)
-					.where(where)
-					.orderBy(desc(messages.createdAt), desc(messages.id))
-					.limit(limit)
-					.offset(offset)
-					.all()
-					.map(toMessage);
-				const total = db.select({ n: count() }).from(messages).where(where).get()?.n ?? 0;
-				return { items, total };
-			}),
+		list: (tenantId, filter, page) => exec((db) => listMessages(db, tenantId, filter, page)),
 		transition: (id, from, patch) =>
 			exec((db) => {
 				const set = RAW.setClause(patch);

@@ -5,15 +5,15 @@ import { mediaType } from "../body.ts";
 const JSON_ACCEPTING = /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i;
 
 /**
- * The API answers JSON: an Accept header that excludes it is 406. A body in a media type the
- * API does not read is 415 before any work (interface spec, Transport: JSON, URL-encoded and
+ * The API answers JSON: an Accept header that excludes it is 406, except on the paths that
+ * `anyAccept` names (downloads in the payload's own type). A body in a media type the API
+ * does not read is 415 before any work (interface spec, Transport: JSON, URL-encoded and
  * multipart forms).
  */
-export function negotiate(options: { skip?: (path: string) => boolean } = {}): MiddlewareHandler {
+export function negotiate(options: { anyAccept?: (path: string) => boolean } = {}): MiddlewareHandler {
 	return async (c, next) => {
-		if (options.skip?.(c.req.path)) return next();
 		const accept = c.req.header("accept");
-		if (accept && !JSON_ACCEPTING.test(accept)) {
+		if (accept && !JSON_ACCEPTING.test(accept) && !options.anyAccept?.(c.req.path)) {
 			throw new As2Error("NOT_ACCEPTABLE", "this endpoint answers application/json");
 		}
 		const hasBody =

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import * as v from "valibot";
+import { STATS_PERIODS } from "../../service/partners/message-stats.ts";
 import { certificateSchema, certificateView } from "../../service/views/certificate-views.ts";
 import { formatInstant } from "../../service/views/instant.ts";
+import { partnerStatsSchema, partnerStatsView } from "../../service/views/partner-stats-views.ts";
 import {
 	configurationSchema,
 	configurationView,
@@ -29,6 +31,14 @@ const listQuery = v.object({
 	search: v.optional(searchParam),
 	active: v.optional(booleanParam),
 	type: v.optional(v.picklist(["tenant", "inherited", "all"])),
+});
+const statsQuery = v.object({
+	period: v.optional(
+		v.pipe(
+			v.picklist(Object.keys(STATS_PERIODS) as (keyof typeof STATS_PERIODS)[]),
+			v.description("the last 7, 30 (default) or 90 UTC days, today included"),
+		),
+	),
 });
 const uploadSchema = v.object({
 	name: text(1, 255),
@@ -203,6 +213,27 @@ export function partnerRoutes() {
 						deactivated_at: formatInstant(partner.record.deactivatedAt ?? partner.record.updatedAt),
 					},
 				});
+			},
+		)
+		.get(
+			"/:partner_id/stats",
+			doc({
+				tags: TAG,
+				summary:
+					"The partner's message statistics: counts, success rates, processing times, daily activity (partners:read)",
+				description:
+					"Computed from the tenant's messages with this partner created in the period, test and live alike. Success rates count finished messages only (see the schema).",
+				responses: { 200: { description: "the statistics", schema: dataEnvelope(partnerStatsSchema) } },
+				errors: notFound,
+			}),
+			query(statsQuery),
+			async (c) => {
+				const { partner, stats } = await c.var.service.partners.stats(
+					c.var.principal,
+					c.req.param("partner_id"),
+					c.req.valid("query").period,
+				);
+				return c.json({ data: partnerStatsView(partner, stats) });
 			},
 		)
 		.get(

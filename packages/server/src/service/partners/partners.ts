@@ -4,7 +4,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { type Principal, requirePermission } from "../principal.ts";
 import { fieldError, isConflictOn, notFound } from "../validation-error.ts";
 import { type EffectivePartner, effectivePartner } from "./effective-partner.ts";
-import { partnerMessageStats } from "./message-stats.ts";
+import { partnerMessageStats, partnerStats, type StatsPeriod } from "./message-stats.ts";
 import { recordPartnerEvent } from "./partner-events.ts";
 import { type PartnerInput, toPartnerPatch } from "./partner-input.ts";
 import { checkPartnerLimit } from "./partner-limit.ts";
@@ -79,12 +79,19 @@ export function createPartnerService(deps: ServiceDeps) {
 		requirePermission(principal, "partners:read");
 		const partner = await visible(store, principal, id);
 		const certificates = await store.certificates.listFor({ partnerId: id });
-		const stats = await partnerMessageStats(store, principal.tenantId, id);
+		const stats = await partnerMessageStats(store, principal.tenantId, id, now());
 		return { partner, certificates, stats };
 	}
 
 	return {
 		get,
+
+		/** The partner's traffic with this tenant over a period (interface spec, GET /v1/partners/{id}/stats). */
+		async stats(principal: Principal, id: string, period?: StatsPeriod) {
+			requirePermission(principal, "partners:read");
+			const partner = await visible(store, principal, id);
+			return { partner, stats: await partnerStats(store, principal.tenantId, id, now(), period) };
+		},
 
 		async list(principal: Principal, filter: PartnerListFilter, page: PageRequest) {
 			requirePermission(principal, "partners:read");

@@ -58,20 +58,32 @@ export function partnerCreatedView(partner: EffectivePartner) {
 	return { id, name, as2_id, url, active, created_at };
 }
 
+/** A partner's messages of the last 30 days, and its latest message of all time. */
 export interface PartnerMessageStats {
 	totalSent: number;
 	totalReceived: number;
-	/** Percent of finished messages that ended well; null before any. */
+	/** Percent of finished messages that ended well, one decimal; null before any. */
 	successRate: number | null;
 	lastMessageAt: Date | null;
 }
 
-export const messageStatsSchema = v.object({
-	total_sent: v.number(),
-	total_received: v.number(),
-	success_rate: v.nullable(v.number()),
-	last_message_at: nullableInstantSchema,
-});
+const STATS_WINDOW =
+	"Over the last 30 UTC days, today included, as GET /v1/partners/{partner_id}/stats counts them (which offers other periods).";
+
+export const messageStatsSchema = v.pipe(
+	v.object({
+		total_sent: v.pipe(v.number(), v.description("outbound messages of the last 30 days")),
+		total_received: v.pipe(v.number(), v.description("inbound messages of the last 30 days")),
+		success_rate: v.pipe(
+			v.nullable(v.number()),
+			v.description(
+				"the overall success rate of the stats endpoint: percent, one decimal; null before any message finished",
+			),
+		),
+		last_message_at: v.pipe(nullableInstantSchema, v.description("the partner's latest message of all time")),
+	}),
+	v.description(STATS_WINDOW),
+);
 
 export const connectionStatusSchema = v.object({
 	last_test: nullableInstantSchema,
@@ -83,7 +95,7 @@ export const partnerDetailSchema = v.object({
 	...partnerSchema.entries,
 	certificates: v.array(certificateSchema),
 	message_stats: messageStatsSchema,
-	last_message_at: nullableInstantSchema,
+	last_message_at: v.pipe(nullableInstantSchema, v.description("the partner's latest message of all time")),
 	connection_status: connectionStatusSchema,
 	override_settings: v.optional(v.record(v.string(), v.unknown())),
 });
@@ -184,12 +196,15 @@ export const configurationSchema = v.object({
 	certificates: v.array(
 		v.object({ id: v.string(), usage: v.string(), active: v.boolean(), expires_at: instantSchema }),
 	),
-	statistics: v.object({
-		messages_sent: v.number(),
-		messages_received: v.number(),
-		success_rate: v.nullable(v.number()),
-		last_activity: nullableInstantSchema,
-	}),
+	statistics: v.pipe(
+		v.object({
+			messages_sent: v.number(),
+			messages_received: v.number(),
+			success_rate: v.nullable(v.number()),
+			last_activity: v.pipe(nullableInstantSchema, v.description("the partner's latest message of all time")),
+		}),
+		v.description(`The numbers of the detail's message_stats. ${STATS_WINDOW}`),
+	),
 	http: v.object({
 		auth: v.nullable(v.object({ username: v.string(), password_set: v.boolean() })),
 		headers: v.record(v.string(), v.string()),
