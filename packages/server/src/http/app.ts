@@ -13,6 +13,7 @@ import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { as2Routes } from "./routes/as2.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { certificateRoutes } from "./routes/certificates.ts";
+import { epcisRoutes } from "./routes/epcis.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
 import { messageSubmitRoutes } from "./routes/message-submit.ts";
 import { operationRoutes } from "./routes/operations.ts";
@@ -62,6 +63,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/accounts", masterPartnerRoutes());
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
+	app.route("/v1/epcis", epcisRoutes());
 	app.route("/as2", as2Routes(clientIp));
 	app.route(
 		"/",
