@@ -104,6 +104,9 @@ describe("POST /v1/epcis/validate", () => {
 		expect(response.status).toBe(422);
 		expect(response.json.error.code).toBe("EPCIS_UNKNOWN_RULE");
 		expect(response.json.errors.validation_rules[0]).toMatch(/schema/);
+		const notAList = await validate({ document: read("20-all-event-types.xml"), validation_rules: 5 });
+		expect(notAList.status).toBe(422);
+		expect(notAList.json.errors.validation_rules).toEqual(["must be a list of rule names"]);
 	});
 
 	it("answers malformed XML with valid false and a located parse error, never an error status", async () => {

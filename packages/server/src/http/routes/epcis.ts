@@ -68,8 +68,9 @@ function parseBody<S extends v.GenericSchema>(schema: S, value: unknown): v.Infe
 
 /** Rule names from JSON (a list) or a form (repeated fields, or one comma-separated value). */
 function ruleNames(value: unknown): string[] | undefined {
-	if (value === undefined) return undefined;
-	const names = parseBody(v.optional(rulesSchema), value);
+	const names = parseBody(v.object({ validation_rules: v.optional(rulesSchema) }), {
+		validation_rules: value,
+	}).validation_rules;
 	if (names === undefined) return undefined;
 	return typeof names === "string"
 		? names
