@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { EpcisEventRecord } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EPCIS_INDEX_JOB } from "../../src/service/epcis/index-job.ts";
@@ -94,6 +95,16 @@ describe("EPCIS indexing of message payloads", () => {
 			body: { query_type: "SimpleEventQuery", parameters: { EQ_eventID: "ev:5" } },
 		});
 		expect(query.json.data.map((e: { source_message_id: string }) => e.source_message_id)).toEqual([inbound.id]);
+	});
+
+	it("indexes the events of an EPCISQueryDocument (an EPCIS 2.0 query result sent on)", async () => {
+		const document = readFileSync(
+			new URL("../../../as2-core/test/fixtures/epcis/20-query-document.xml", import.meta.url),
+			"utf8",
+		);
+		const id = await send(document);
+		expect(await settled(id)).toMatchObject({ status: "indexed", version: "2.0", eventCount: 1 });
+		expect((await eventsOf(id))[0]?.event).toMatchObject({ eventTime: "2021-12-31T23:00:00Z" });
 	});
 
 	it("skips XML that is not EPCIS, and never looks at other content types", async () => {
