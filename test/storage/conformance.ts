@@ -17,6 +17,7 @@ import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
 import { transactionTests } from "./suites/transactions.ts";
 import type { ConformanceTest } from "./suites/types.ts";
+import { webhookTests } from "./suites/webhooks.ts";
 
 const SUITES = {
 	...accountTests,
@@ -30,6 +31,7 @@ const SUITES = {
 	...limitTests,
 	...jobTests,
 	...transactionTests,
+	...webhookTests,
 } satisfies Record<string, ConformanceTest>;
 
 export type ConformanceTestName = keyof typeof SUITES;

@@ -1,11 +1,16 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|epcis` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|epcis` runs one.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const benches = { throughput: "throughput.mjs", large: "large.mjs", epcis: "epcis-query.mjs" };
+const benches = {
+	throughput: "throughput.mjs",
+	large: "large.mjs",
+	webhooks: "webhooks.mjs",
+	epcis: "epcis-query.mjs",
+};
 const only = process.argv[2];
 let failed = false;
 for (const [name, script] of Object.entries(benches)) {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { As2Error } from "@as2kit/core";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -14,13 +15,23 @@ export type Exec = <T>(op: (db: Db) => T) => Promise<T>;
  * the port's transactions are async (PostgreSQL needs them to be): while one is open, every
  * statement on this connection belongs to it, so other callers wait for it to end. A lone
  * statement never waits longer than the transaction in front of it.
+ *
+ * Another connection's write lock is waited for asynchronously (busy_timeout is 0 and
+ * SQLITE_BUSY is retried after a pause), never by SQLite's synchronous busy handler: that one
+ * blocks the event loop, so a process serves nothing while it waits, and when both
+ * connections live in one process the transaction holding the lock can never finish: the
+ * wait ends in "database is locked".
  */
 export class SqliteConnection {
 	private locked = false;
 	private readonly waiters: Array<() => void> = [];
 	private readonly insideTransaction = new AsyncLocalStorage<SqliteConnection>();
 
-	constructor(readonly db: Db) {}
+	constructor(
+		readonly db: Db,
+		/** How long to wait for another connection's lock before giving up. */
+		private readonly busyTimeoutMs: number,
+	) {}
 
 	/** A statement outside any transaction. */
 	readonly run: Exec = async (op) => {
@@ -28,13 +39,15 @@ export class SqliteConnection {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
 		}
-		if (!this.locked) return translate(() => op(this.db));
-		await this.acquire();
-		try {
-			return translate(() => op(this.db));
-		} finally {
-			this.release();
-		}
+		return this.whileBusy(async () => {
+			if (!this.locked) return translate(() => this.atomically(op));
+			await this.acquire();
+			try {
+				return translate(() => this.atomically(op));
+			} finally {
+				this.release();
+			}
+		});
 	};
 
 	/** A statement inside the transaction that holds the lock. */
@@ -46,7 +59,7 @@ export class SqliteConnection {
 		try {
 			// IMMEDIATE takes the write lock up front, so two processes on one file cannot both
 			// read and then fail to upgrade (SQLITE_BUSY inside the transaction).
-			this.db.$client.exec("BEGIN IMMEDIATE");
+			await this.whileBusy(() => this.db.$client.exec("BEGIN IMMEDIATE"));
 			try {
 				const result = await this.insideTransaction.run(this, fn);
 				this.db.$client.exec("COMMIT");
@@ -57,6 +70,36 @@ export class SqliteConnection {
 			}
 		} finally {
 			this.release();
+		}
+	}
+
+	/**
+	 * One synchronous unit of SQL as one transaction: when another connection's lock makes it
+	 * fail (SQLITE_BUSY), it leaves nothing behind and can simply run again.
+	 */
+	private atomically<T>(op: (db: Db) => T): T {
+		const client = this.db.$client;
+		client.exec("BEGIN");
+		try {
+			const result = op(this.db);
+			client.exec("COMMIT");
+			return result;
+		} catch (error) {
+			if (client.inTransaction) client.exec("ROLLBACK");
+			throw error;
+		}
+	}
+
+	/** Retries `attempt` while another connection holds the lock, pausing 1–20 ms, up to the busy timeout. */
+	private async whileBusy<T>(attempt: () => T | Promise<T>): Promise<T> {
+		const deadline = Date.now() + this.busyTimeoutMs;
+		for (let retry = 0; ; retry++) {
+			try {
+				return await attempt();
+			} catch (error) {
+				if (!isBusy(error) || Date.now() >= deadline) throw error;
+				await sleep(Math.min(20, 2 ** retry) * (0.5 + Math.random()));
+			}
 		}
 	}
 
@@ -73,6 +116,12 @@ export class SqliteConnection {
 		if (next) next();
 		else this.locked = false;
 	}
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds a lock this one needs. */
+function isBusy(error: unknown): boolean {
+	const code = (error as { code?: unknown })?.code;
+	return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 /** Unique violations become As2Error("CONFLICT") naming the constraint; nothing else changes. */

@@ -19,13 +19,15 @@ import { createMessageStore } from "./repositories/messages.ts";
 import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
+import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
+import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
 
 export interface SqliteStoreOptions {
 	/** A file path, a `file:` URL, or `:memory:` (one private database, for tests). */
 	url: string;
-	/** How long a statement waits for another process's write lock (ms); default 5000. */
+	/** How long a statement waits for another connection's write lock (ms); default 5000. */
 	busyTimeoutMs?: number;
 }
 
@@ -41,16 +43,20 @@ const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
 export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	const path = toPath(options.url);
 	if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+	const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
 	const client = new Database(path);
+	// Opening waits synchronously (nothing else runs yet); afterwards SqliteConnection waits
+	// asynchronously, so SQLite's own busy handler is switched off.
+	client.pragma(`busy_timeout = ${busyTimeoutMs}`);
 	client.pragma("journal_mode = WAL");
-	client.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
 	// NORMAL is durable across application crashes in WAL mode; only an OS crash or power
 	// loss can lose the last commits (https://www.sqlite.org/pragma.html#pragma_synchronous).
 	client.pragma("synchronous = NORMAL");
 	cacheStatements(client);
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
-	const connection = new SqliteConnection(db);
+	client.pragma("busy_timeout = 0");
+	const connection = new SqliteConnection(db, busyTimeoutMs);
 	const transactionStore = storeOver(connection, connection.runInTransaction, null);
 	return storeOver(connection, connection.run, transactionStore);
 }
@@ -67,6 +73,8 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		certificates: createCertificateStore(exec),
 		messages: createMessageStore(exec),
 		events: createEventStore(exec),
+		webhookEndpoints: createWebhookEndpointStore(exec),
+		webhookDeliveries: createWebhookDeliveryStore(exec),
 		epcis: createEpcisStore(exec),
 		idempotency: createIdempotencyStore(exec),
 		rateLimits: createRateLimitStore(exec),

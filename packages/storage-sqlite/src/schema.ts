@@ -181,7 +181,12 @@ export const jobs = sqliteTable(
 		lastError: text("last_error"),
 		createdAt: instant("created_at").notNull(),
 	},
-	(t) => [index("jobs_due_idx").on(t.runAt), index("jobs_kind_due_idx").on(t.kind, t.runAt)],
+	(t) => [
+		index("jobs_due_idx").on(t.runAt),
+		index("jobs_kind_due_idx").on(t.kind, t.runAt),
+		// The claim order (repositories/jobs.ts).
+		index("jobs_claim_idx").on(sql`${t.priority} desc`, t.runAt, t.id),
+	],
 );
 
 export const schedules = sqliteTable("schedules", {
@@ -339,6 +344,80 @@ export const messages = sqliteTable(
 			.on(t.mdnDeadline)
 			.where(sql`${t.mdnStatus} = 'pending' AND ${t.status} = 'sent'`),
 	],
+);
+
+export const webhookEndpoints = sqliteTable(
+	"webhook_endpoints",
+	{
+		id: text("id").primaryKey(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		url: text("url").notNull(),
+		events: json<string[]>("events").notNull(),
+		active: integer("active", { mode: "boolean" }).notNull(),
+		secretSealed: text("secret_sealed").notNull(),
+		failingSince: instant("failing_since"),
+		disabledReason: text("disabled_reason"),
+		// Counters behind GET /v1/webhook-endpoints-stats, kept as attempts finish.
+		attemptCount: integer("attempt_count").notNull().default(0),
+		successCount: integer("success_count").notNull().default(0),
+		responseTimeTotalMs: integer("response_time_total_ms").notNull().default(0),
+		responseCount: integer("response_count").notNull().default(0),
+		lastAttemptAt: instant("last_attempt_at"),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [index("webhook_endpoints_tenant_created_idx").on(t.tenantId, t.createdAt)],
+);
+
+export const webhookDeliveries = sqliteTable(
+	"webhook_deliveries",
+	{
+		seq: integer("seq").primaryKey({ autoIncrement: true }),
+		id: text("id").notNull().unique(),
+		accountId: text("account_id").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		endpointId: text("endpoint_id").notNull(),
+		eventId: text("event_id"),
+		eventKind: text("event_kind").notNull(),
+		body: text("body").notNull(),
+		status: text("status").notNull(),
+		attempts: integer("attempts").notNull(),
+		nextAttemptAt: instant("next_attempt_at"),
+		lastAttemptAt: instant("last_attempt_at"),
+		lastResponseStatus: integer("last_response_status"),
+		lastError: text("last_error"),
+		lockedBy: text("locked_by"),
+		lockedUntil: instant("locked_until"),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [
+		// NULL event ids (webhook.test) are distinct in SQLite and PostgreSQL alike.
+		uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId),
+		// A claim seeks each endpoint's earliest due deliveries; the list reads an endpoint's newest.
+		index("webhook_deliveries_endpoint_due_idx").on(t.endpointId, t.status, t.nextAttemptAt),
+		index("webhook_deliveries_endpoint_seq_idx").on(t.endpointId, t.seq),
+		index("webhook_deliveries_finished_idx").on(t.updatedAt),
+		index("webhook_deliveries_held_idx").on(t.status, t.lockedUntil),
+	],
+);
+
+export const webhookAttempts = sqliteTable(
+	"webhook_attempts",
+	{
+		deliveryId: text("delivery_id").notNull(),
+		attempt: integer("attempt").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		endpointId: text("endpoint_id").notNull(),
+		succeeded: integer("succeeded", { mode: "boolean" }).notNull(),
+		responseStatus: integer("response_status"),
+		responseTimeMs: integer("response_time_ms"),
+		responseBody: text("response_body"),
+		error: text("error"),
+		attemptedAt: instant("attempted_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.deliveryId, t.attempt] }), index("webhook_attempts_endpoint_idx").on(t.endpointId)],
 );
 
 /**

@@ -14,3 +14,4 @@ export type * from "./partner-records.ts";
 export type * from "./partner-store.ts";
 export type * from "./records.ts";
 export type * from "./store.ts";
+export type * from "./webhooks.ts";

@@ -14,6 +14,7 @@ import type {
 	TenantRecord,
 	UserRecord,
 } from "./records.ts";
+import type { WebhookDeliveryStore, WebhookEndpointStore } from "./webhooks.ts";
 
 /**
  * The storage port of as2kit: typed repositories per aggregate, a job queue with leases, an
@@ -44,6 +45,8 @@ export interface As2Store {
 	certificates: CertificateStore;
 	messages: MessageStore;
 	events: EventStore;
+	webhookEndpoints: WebhookEndpointStore;
+	webhookDeliveries: WebhookDeliveryStore;
 	/** Indexed EPCIS events of message payloads (`POST /v1/epcis/query`). */
 	epcis: EpcisStore;
 	idempotency: IdempotencyStore;

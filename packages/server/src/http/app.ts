@@ -20,6 +20,7 @@ import { operationRoutes } from "./routes/operations.ts";
 import { partnerCheckRoutes } from "./routes/partner-checks.ts";
 import { partnerRoutes } from "./routes/partners.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
+import { webhookEndpointRoutes, webhookStatsRoutes } from "./routes/webhook-endpoints.ts";
 
 export interface AppOptions {
 	service: Service;
@@ -65,6 +66,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/messages", messageSubmitRoutes());
 	app.route("/v1/epcis", epcisRoutes());
 	app.route("/as2", as2Routes(clientIp));
+	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
+	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

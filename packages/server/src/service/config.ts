@@ -22,6 +22,10 @@ export interface ServiceConfig {
 	enterpriseLimits: Partial<Record<"requestsPerMinute" | "burst" | "concurrent", number>>;
 	/** Seconds before each webhook delivery attempt (`AS2_WEBHOOK_RETRY_DELAYS`). */
 	webhookRetryDelays: readonly number[];
+	/** Deadline of one webhook delivery attempt, connecting included (interface spec: 30 s). */
+	webhookTimeoutSeconds: number;
+	/** Webhook attempts in flight at once per endpoint, across all instances. */
+	webhookEndpointConcurrency: number;
 	/** Seconds before each transmission attempt (`AS2_SEND_RETRY_DELAYS`). */
 	sendRetryDelays: readonly number[];
 	/** How long an async MDN may take (`AS2_MDN_TIMEOUT_SECONDS`). */
@@ -45,6 +49,8 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	idempotencyWaitMs: 30_000,
 	enterpriseLimits: {},
 	webhookRetryDelays: [0, 15, 900, 3600, 21600, 86400],
+	webhookTimeoutSeconds: 30,
+	webhookEndpointConcurrency: 8,
 	sendRetryDelays: [0, 60, 300, 900, 3600],
 	mdnTimeoutSeconds: 86400,
 	httpTimeoutSeconds: 120,

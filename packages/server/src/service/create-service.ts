@@ -15,6 +15,7 @@ import { createPartnerService } from "./partners/partners.ts";
 import { createRateLimiter } from "./rate-limits.ts";
 import { deriveKey } from "./secrets/tokens.ts";
 import { createTenantService } from "./tenants.ts";
+import { createWebhookService } from "./webhooks/endpoints.ts";
 
 export interface ServiceOptions {
 	store: As2Store;
@@ -60,6 +61,7 @@ export function createService(options: ServiceOptions) {
 		partnerChecks: createPartnerChecks(deps, messages.keys),
 		certificates: createCertificateService(deps),
 		messages,
+		webhooks: createWebhookService(deps),
 		epcis: createEpcisService(deps),
 	};
 }

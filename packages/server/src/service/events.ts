@@ -1,5 +1,6 @@
 import type { As2Store, Environment, Json } from "@as2kit/core/store";
 import { formatInstant } from "./views/instant.ts";
+import { FAN_OUT_JOB } from "./webhooks/job-kinds.ts";
 
 export interface NewEvent {
 	kind: string;
@@ -11,11 +12,14 @@ export interface NewEvent {
 
 /**
  * Writes an event to the outbox. Call it with the transaction's store, in the transaction
- * of the change it reports, so that the change and its event commit together.
+ * of the change it reports, so that the change and its event commit together. The event's
+ * webhook fan-out is a job written in the same transaction: a committed event is always
+ * delivered (jobs are durable, leased and retried), a rolled-back one never is.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
 	const id = await tx.ids.next("evt_");
 	await tx.events.append({ id, ...event, createdAt: now });
+	await tx.jobs.enqueue({ kind: FAN_OUT_JOB, payload: { eventId: id }, runAt: now }, now);
 	return id;
 }
 

@@ -4,5 +4,8 @@
 export type { ServiceConfig } from "./config.ts";
 export { createService, type Service, type ServiceOptions } from "./create-service.ts";
 export type { Logger, ServiceDeps } from "./deps.ts";
+export { type NewEvent, recordEvent } from "./events.ts";
 export { PLANS, type Plan, planOf } from "./plans.ts";
 export type { Principal } from "./principal.ts";
+export type { DeliveryDispatcher } from "./webhooks/dispatcher.ts";
+export { EVENT_KINDS, type EventKind, type EventKindSpec } from "./webhooks/event-kinds.ts";

@@ -41,14 +41,18 @@ export interface TestResponse {
 	text: string;
 }
 
-/** The app on an in-memory SQLite store; scrypt at a test cost (2^10) to keep tests fast. */
+/**
+ * The app on an in-memory SQLite store (or the database at `options.url`, e.g. to reopen it as
+ * a restarted process would); scrypt at a test cost (2^10) to keep tests fast.
+ */
 export function createTestApp(
 	config: Partial<ServiceConfig> = {},
 	extraRoutes?: (app: ReturnType<typeof createApp>) => void,
+	options: { url?: string; clock?: TestClock } = {},
 ): TestApp {
-	const clock = new TestClock();
+	const clock = options.clock ?? new TestClock();
 	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
-	const store = createSqliteStore({ url: ":memory:" });
+	const store = createSqliteStore({ url: options.url ?? ":memory:" });
 	const service = createService({
 		store,
 		blobs: createFsBlobStore(blobDir),

@@ -21,6 +21,8 @@ const resourceOfA = (param: string): string | undefined =>
 		partner_id: a.partner,
 		cert_id: a.certificate,
 		account_id: a.account,
+		webhook_id: a.webhookId,
+		delivery_id: a.deliveryId,
 	})[param];
 
 /** Request bodies valid enough to get past validation, by "METHOD path". */
@@ -71,6 +73,31 @@ beforeAll(async () => {
 	a.certificate = (
 		await t.call("POST", `/v1/partners/${a.partner}/certificates`, { ...inSecond, body: upload })
 	).json.data.id;
+	const endpoint = await t.call("POST", "/v1/webhook-endpoints", {
+		...inSecond,
+		body: { url: "https://hooks.example.com/alpha", events: ["*"] },
+	});
+	a.webhookId = endpoint.json.data.id;
+	a.deliveryId = await t.store.ids.next("whd_");
+	await t.store.webhookDeliveries.create({
+		id: a.deliveryId,
+		accountId: ownerA.accountId,
+		tenantId: a.secondTenant!,
+		endpointId: a.webhookId!,
+		eventId: null,
+		eventKind: "webhook.test",
+		body: "{}",
+		status: "failed",
+		attempts: 1,
+		nextAttemptAt: null,
+		lastAttemptAt: null,
+		lastResponseStatus: 500,
+		lastError: "HTTP 500",
+		lockedBy: null,
+		lockedUntil: null,
+		createdAt: t.clock.now(),
+		updatedAt: t.clock.now(),
+	});
 	const ownerB = await register(t, "Beta");
 	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "live", permissions: ["*"] });
 	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", permissions: ["*"] });
@@ -102,7 +129,17 @@ function fill(path: string): string {
 
 /** A's identifiers that B must never see (B's own ids are other numbers of the same sequences). */
 const idsOfA = () =>
-	[a.firstTenant, a.secondTenant, a.keyId, a.partner, a.master, a.certificate, a.account].filter(Boolean) as string[];
+	[
+		a.firstTenant,
+		a.secondTenant,
+		a.keyId,
+		a.partner,
+		a.master,
+		a.certificate,
+		a.account,
+		a.webhookId,
+		a.deliveryId,
+	].filter(Boolean) as string[];
 
 describe("tenant isolation on every endpoint", () => {
 	it("covers at least the platform's endpoints", async () => {

@@ -125,10 +125,17 @@ describe("POST /v1/messages (JSON)", () => {
 		await send({ priority: "high" });
 		await send({ scheduled_at: "2026-03-01T10:00:00Z" });
 		await send({});
-		const claimed = await t.store.jobs.claim({ workerId: "w", leaseMs: 1000, limit: 10, now: t.clock.now() });
+		const claimed = await t.store.jobs.claim({
+			kinds: ["message.send"],
+			workerId: "w",
+			leaseMs: 1000,
+			limit: 10,
+			now: t.clock.now(),
+		});
 		expect(claimed.map((j) => j.payload.messageId)).toEqual(["msg_000002", "msg_000004", "msg_000001"]);
 		for (const job of claimed) await t.store.jobs.complete(job.id, "w");
 		const later = await t.store.jobs.claim({
+			kinds: ["message.send"],
 			workerId: "w",
 			leaseMs: 1000,
 			limit: 10,

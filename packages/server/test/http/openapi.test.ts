@@ -1,5 +1,6 @@
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVENT_KIND_NAMES } from "../../src/service/webhooks/event-kinds.ts";
 import { createTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -47,5 +48,18 @@ describe("GET /openapi.json", () => {
 			"application/x-www-form-urlencoded",
 			"multipart/form-data",
 		]);
+	});
+
+	it("documents every event kind of the spec in the webhooks section, with its envelope and data", async () => {
+		const doc = (await t.call("GET", "/openapi.json")).json;
+		expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_KIND_NAMES].sort());
+		const sent = doc.webhooks["message.sent"].post;
+		const schema = sent.requestBody.content["application/json"].schema;
+		expect(schema.required).toEqual(["event", "data", "timestamp", "api_version"]);
+		expect(schema.properties.data.required).toEqual(
+			expect.arrayContaining(["id", "message_id", "partner", "status", "direction", "sent_at", "transmission_time_ms"]),
+		);
+		expect(sent.parameters.map((p: { name: string }) => p.name)).toContain("x-signature");
+		expect(doc.webhooks["billing.payment_failed"].post.description).toMatch(/Not emitted/);
 	});
 });

@@ -101,6 +101,34 @@ describe("job worker", () => {
 	});
 });
 
+describe("job worker and the event loop", () => {
+	it("lets timers and I/O run while it works through a burst of due jobs", async () => {
+		let done = 0;
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			handlers: {
+				noop: async () => {
+					done++;
+				},
+			},
+		});
+		await store.transaction(async (tx) => {
+			for (let i = 0; i < 500; i++)
+				await tx.jobs.enqueue({ kind: "noop", payload: {}, runAt: clock.now() }, clock.now());
+		});
+		worker.start();
+		// Storage resolves synchronously: without a yield per claim, this timer would fire
+		// only after all 500 jobs.
+		const doneWhenTimerRan = await new Promise<number>((resolve) => setTimeout(() => resolve(done), 0));
+		expect(doneWhenTimerRan).toBeLessThan(500);
+		await waitFor(() => done === 500);
+		await worker.stop();
+	});
+});
+
 describe("scheduler", () => {
 	it("enqueues a periodic task once per period even when several instances tick", async () => {
 		const tasks = [{ name: "maintenance.test", everySeconds: 3600 }];

@@ -8,14 +8,22 @@ import type {
 } from "@as2kit/core/store";
 import { and, eq } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { accounts, memberships, users } from "../schema.ts";
 
+const RAW_ACCOUNTS = rawTable(accounts);
+const ACCOUNT_BY_ID = `select ${RAW_ACCOUNTS.columns} from "accounts" where "id" = ?`;
 const toAccount = (row: typeof accounts.$inferSelect): AccountRecord => row as AccountRecord;
 
 export function createAccountStore(exec: Exec): AccountStore {
 	return {
 		create: (account) => exec((db) => void db.insert(accounts).values(account).run()),
-		get: (id) => exec((db) => db.select().from(accounts).where(eq(accounts.id, id)).get()).then(orNull(toAccount)),
+		// Every API request and inbound message reads its account: plain SQL on the hot path (raw-table.ts).
+		get: (id) =>
+			exec((db) => {
+				const row = db.$client.prepare(ACCOUNT_BY_ID).get(id) as Record<string, unknown> | undefined;
+				return row ? toAccount(RAW_ACCOUNTS.fromRow(row)) : null;
+			}),
 		findBySlug: (slug) =>
 			exec((db) => db.select().from(accounts).where(eq(accounts.slug, slug)).get()).then(orNull(toAccount)),
 		update: (id, patch) =>

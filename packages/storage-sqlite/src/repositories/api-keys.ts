@@ -1,17 +1,24 @@
 import type { ApiKeyRecord, ApiKeyStore } from "@as2kit/core/store";
 import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { apiKeys } from "../schema.ts";
 import { orNull } from "./accounts.ts";
 import { window } from "./pagination.ts";
 
+const RAW = rawTable(apiKeys);
+const BY_HASH = `select ${RAW.columns} from "api_keys" where "key_hash" = ?`;
 const toApiKey = (row: typeof apiKeys.$inferSelect): ApiKeyRecord => row as ApiKeyRecord;
 
 export function createApiKeyStore(exec: Exec): ApiKeyStore {
 	return {
 		create: (key) => exec((db) => void db.insert(apiKeys).values(key).run()),
+		// Every API request: plain SQL on the hot path (raw-table.ts).
 		findByHash: (keyHash) =>
-			exec((db) => db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get()).then(orNull(toApiKey)),
+			exec((db) => {
+				const row = db.$client.prepare(BY_HASH).get(keyHash) as Record<string, unknown> | undefined;
+				return row ? toApiKey(RAW.fromRow(row)) : null;
+			}),
 		get: (accountId, id) =>
 			exec((db) =>
 				db

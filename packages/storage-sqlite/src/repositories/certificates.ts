@@ -1,9 +1,15 @@
 import type { CertificateRecord, CertificateStore } from "@as2kit/core/store";
 import { and, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { certificates } from "../schema.ts";
 import { window } from "./pagination.ts";
 
+const RAW = rawTable(certificates);
+const NEWEST_FIRST = `order by "not_before" desc, "created_at" desc, "id" desc`;
+const OF_PARTNER = `select ${RAW.columns} from "certificates" where "deleted_at" is null and "partner_id" = ? ${NEWEST_FIRST}`;
+const IDENTITIES_OF = `select ${RAW.columns} from "certificates"
+	where "deleted_at" is null and "tenant_id" = ? and "type" = 'identity' ${NEWEST_FIRST}`;
 const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
 const live = isNull(certificates.deletedAt);
 const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
@@ -46,22 +52,14 @@ export function createCertificateStore(exec: Exec): CertificateStore {
 				const total = db.select({ n: count() }).from(certificates).where(where).get()?.n ?? 0;
 				return { items, total };
 			}),
+		// Every message reads its certificates: plain SQL on the hot path (raw-table.ts).
 		listFor: (owner) =>
 			exec((db) =>
-				db
-					.select()
-					.from(certificates)
-					.where(
-						and(
-							live,
-							"partnerId" in owner
-								? eq(certificates.partnerId, owner.partnerId)
-								: and(eq(certificates.tenantId, owner.identityOf), eq(certificates.type, "identity")),
-						),
-					)
-					.orderBy(desc(certificates.notBefore), desc(certificates.createdAt), desc(certificates.id))
-					.all()
-					.map(toCertificate),
+				(
+					("partnerId" in owner
+						? db.$client.prepare(OF_PARTNER).all(owner.partnerId)
+						: db.$client.prepare(IDENTITIES_OF).all(owner.identityOf)) as Record<string, unknown>[]
+				).map((row) => toCertificate(RAW.fromRow(row))),
 			),
 		countUploaded: (accountId) =>
 			exec(

@@ -1,13 +1,17 @@
 import type { EventRecord, EventStore } from "@as2kit/core/store";
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { events } from "../schema.ts";
+
+// Every change appends events: plain SQL on the hot path (raw-table.ts).
+const RAW = rawTable(events);
 
 const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
 
 export function createEventStore(exec: Exec): EventStore {
 	return {
-		append: (event) => exec((db) => void db.insert(events).values(event).run()),
+		append: (event) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(event))),
 		get: (id) =>
 			exec((db) => db.select().from(events).where(eq(events.id, id)).get()).then((row) => (row ? toEvent(row) : null)),
 		list: (filter) =>

@@ -1,19 +1,13 @@
 import { formatId, type IdStore } from "@as2kit/core/store";
-import { sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
-import { sequences } from "../schema.ts";
+
+// Every record takes an id: plain SQL, since drizzle's statement building costs more than this upsert.
+const NEXT_VALUE = `insert into "sequences" ("prefix", "value") values (?, 1)
+	on conflict ("prefix") do update set "value" = "sequences"."value" + 1 returning "value"`;
 
 export function createIdStore(exec: Exec): IdStore {
 	return {
 		next: (prefix) =>
-			exec((db) => {
-				const row = db
-					.insert(sequences)
-					.values({ prefix, value: 1 })
-					.onConflictDoUpdate({ target: sequences.prefix, set: { value: sql`${sequences.value} + 1` } })
-					.returning({ value: sequences.value })
-					.get()!;
-				return formatId(prefix, row.value);
-			}),
+			exec((db) => formatId(prefix, (db.$client.prepare(NEXT_VALUE).get(prefix) as { value: number }).value)),
 	};
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RateLimitStore, TakeResult, UsageStore } from "@as2kit/core/store";
-import { and, count, eq, gt, lte, sql } from "drizzle-orm";
+import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
 
@@ -54,23 +54,16 @@ export function createRateLimitStore(exec: Exec): RateLimitStore {
 	};
 }
 
+const INCREMENT = `insert into "usage_counters" ("account_id", "period", "metric", "value") values (?, ?, ?, ?)
+	on conflict ("account_id", "period", "metric") do update set "value" = "usage_counters"."value" + ? returning "value"`;
+
 export function createUsageStore(exec: Exec): UsageStore {
 	const counter = (accountId: string, period: string, metric: string) =>
 		and(eq(usageCounters.accountId, accountId), eq(usageCounters.period, period), eq(usageCounters.metric, metric));
 	return {
+		// Every live message counts twice: plain SQL on the hot path.
 		increment: ({ accountId, period, metric, by }) =>
-			exec(
-				(db) =>
-					db
-						.insert(usageCounters)
-						.values({ accountId, period, metric, value: by })
-						.onConflictDoUpdate({
-							target: [usageCounters.accountId, usageCounters.period, usageCounters.metric],
-							set: { value: sql`${usageCounters.value} + ${by}` },
-						})
-						.returning({ value: usageCounters.value })
-						.get()!.value,
-			),
+			exec((db) => (db.$client.prepare(INCREMENT).get(accountId, period, metric, by, by) as { value: number }).value),
 		get: ({ accountId, period, metric }) =>
 			exec(
 				(db) =>

@@ -1,14 +1,18 @@
 import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { messages } from "../schema.ts";
 import { window } from "./pagination.ts";
 
+// Every message is written once and read by each job: plain SQL on the hot path (raw-table.ts).
+const RAW = rawTable(messages);
+const BY_ID = `select ${RAW.columns} from "messages" where "id" = ?`;
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
 export function createMessageStore(exec: Exec): MessageStore {
 	return {
-		create: (message) => exec((db) => void db.insert(messages).values(message).run()),
+		create: (message) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(message))),
 		get: (tenantId, id) =>
 			exec((db) => {
 				const row = db
@@ -20,8 +24,8 @@ export function createMessageStore(exec: Exec): MessageStore {
 			}),
 		getById: (id) =>
 			exec((db) => {
-				const row = db.select().from(messages).where(eq(messages.id, id)).get();
-				return row ? toMessage(row) : null;
+				const row = db.$client.prepare(BY_ID).get(id) as Record<string, unknown> | undefined;
+				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
 		findByMessageId: (tenantId, messageId, filter) =>
 			exec((db) => {

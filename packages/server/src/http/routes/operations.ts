@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { openAPIRouteHandler } from "hono-openapi";
 import type { AppEnv } from "../context.ts";
 import type { HttpMetrics } from "../metrics.ts";
+import { webhookDocs } from "../webhook-docs.ts";
 
 export interface OperationsOptions {
 	metrics: HttpMetrics;
@@ -37,6 +38,7 @@ export function operationRoutes(app: Hono<AppEnv>, options: OperationsOptions) {
 						license: { name: "MIT", identifier: "MIT" },
 					},
 					servers: [{ url: options.basePath || "/" }],
+					webhooks: webhookDocs(),
 					security: [{ bearer: [] }],
 					components: {
 						securitySchemes: {

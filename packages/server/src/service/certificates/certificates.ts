@@ -5,9 +5,9 @@ import { recordEvent } from "../events.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { seal } from "../secrets/sealed.ts";
 import { fieldError, notFound } from "../validation-error.ts";
 import { certificateView } from "../views/certificate-views.ts";
+import { insertCertificate } from "./insert-certificate.ts";
 import { type CertificateUpload, readUpload } from "./read-upload.ts";
 
 export interface UploadInput extends CertificateUpload {
@@ -117,49 +117,23 @@ export function createCertificateService(deps: ServiceDeps) {
 						},
 					);
 				}
-				const at = now();
-				const id = await tx.ids.next("cert_");
-				const record: CertificateRecord = {
-					id,
-					accountId: principal.accountId,
-					tenantId,
-					partnerId,
-					type: input.type,
-					usage: input.usage,
-					origin: "uploaded",
-					name: input.name,
-					subject: read.info.subject,
-					issuer: read.info.issuer,
-					serialNumber: read.info.serialNumber,
-					fingerprint: read.info.fingerprint,
-					keyAlgorithm: read.info.keyAlgorithm,
-					keyBits: read.info.keyBits,
-					notBefore: read.info.notBefore,
-					expiresAt: read.info.notAfter,
-					certificatePem: read.info.pem,
-					chainPem: read.chainPem,
-					privateKeySealed: read.privateKeyPem ? seal(sealKey, read.privateKeyPem, id) : null,
-					active: true,
-					activatedAt: at,
-					expiringNotifiedAt: null,
-					expiredNotifiedAt: null,
-					deletedAt: null,
-					createdAt: at,
-					updatedAt: at,
-				};
-				await tx.certificates.create(record);
-				await recordEvent(
+				return insertCertificate(
 					tx,
 					{
-						kind: "certificate.uploaded",
 						accountId: principal.accountId,
-						tenantId: principal.tenantId,
-						environment: principal.environment,
-						data: certificateView(record),
+						tenantId,
+						partnerId,
+						type: input.type,
+						usage: input.usage,
+						origin: "uploaded",
+						name: input.name,
+						info: read.info,
+						chainPem: read.chainPem,
+						privateKeyPem: read.privateKeyPem,
 					},
-					at,
+					{ sealKey, eventTenantId: principal.tenantId, environment: principal.environment },
+					now(),
 				);
-				return record;
 			});
 		},
 

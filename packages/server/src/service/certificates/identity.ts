@@ -1,8 +1,6 @@
 import { describeCertificate, type GeneratedIdentity, generateSelfSigned } from "@as2kit/core";
 import type { As2Store, CertificateRecord, Environment, TenantRecord } from "@as2kit/core/store";
-import { recordEvent } from "../events.ts";
-import { seal } from "../secrets/sealed.ts";
-import { certificateView } from "../views/certificate-views.ts";
+import { insertCertificate } from "./insert-certificate.ts";
 
 /** Validity of a generated tenant identity: two years, renewed by uploading the tenant's own. */
 const IDENTITY_DAYS = 730;
@@ -30,47 +28,21 @@ export async function insertIdentity(
 	context: { sealKey: Uint8Array; environment: Environment },
 	at: Date,
 ): Promise<CertificateRecord> {
-	const info = describeCertificate(identity.certificate);
-	const id = await tx.ids.next("cert_");
-	const record: CertificateRecord = {
-		id,
-		accountId: tenant.accountId,
-		tenantId: tenant.id,
-		partnerId: null,
-		type: "identity",
-		usage: "both",
-		origin: "generated",
-		name: `${tenant.name} identity (generated)`,
-		subject: info.subject,
-		issuer: info.issuer,
-		serialNumber: info.serialNumber,
-		fingerprint: info.fingerprint,
-		keyAlgorithm: info.keyAlgorithm,
-		keyBits: info.keyBits,
-		notBefore: info.notBefore,
-		expiresAt: info.notAfter,
-		certificatePem: info.pem,
-		chainPem: null,
-		privateKeySealed: seal(context.sealKey, identity.privateKeyPem, id),
-		active: true,
-		activatedAt: at,
-		expiringNotifiedAt: null,
-		expiredNotifiedAt: null,
-		deletedAt: null,
-		createdAt: at,
-		updatedAt: at,
-	};
-	await tx.certificates.create(record);
-	await recordEvent(
+	return insertCertificate(
 		tx,
 		{
-			kind: "certificate.uploaded",
 			accountId: tenant.accountId,
 			tenantId: tenant.id,
-			environment: context.environment,
-			data: certificateView(record),
+			partnerId: null,
+			type: "identity",
+			usage: "both",
+			origin: "generated",
+			name: `${tenant.name} identity (generated)`,
+			info: describeCertificate(identity.certificate),
+			chainPem: null,
+			privateKeyPem: identity.privateKeyPem,
 		},
+		{ sealKey: context.sealKey, eventTenantId: tenant.id, environment: context.environment },
 		at,
 	);
-	return record;
 }

@@ -1,11 +1,17 @@
 import { CERTIFICATE_EXPIRY_SCAN, expiryScanHandler } from "../certificates/expiry-scan.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { createDeliveryDispatcher, type DeliveryDispatcher } from "../webhooks/dispatcher.ts";
+import { PURGE_WEBHOOK_DELIVERIES, webhookHandlers } from "../webhooks/jobs.ts";
 import { maintenanceHandlers, PURGE_IDEMPOTENCY } from "./maintenance.ts";
 import { createScheduler, type PeriodicTask } from "./scheduler.ts";
 import { createWorker, type JobHandler, type Worker } from "./worker.ts";
 
 export interface Background {
 	worker: Worker;
+	/** Sends webhook deliveries; its own pool, so slow receivers never hold up other jobs. */
+	dispatcher: DeliveryDispatcher;
+	/** Work may be due: poll the worker and the dispatcher now. */
+	wake(): void;
 	start(): void;
 	/** Stops scheduling and claiming; resolves when running jobs have finished. */
 	stop(): Promise<void>;
@@ -17,12 +23,23 @@ export interface BackgroundSource {
 	messages: { handlers: Record<string, JobHandler>; tasks: readonly PeriodicTask[] };
 }
 
-/** The job worker and the periodic scheduler of one process (`--role worker|all`). */
+/**
+ * The job worker, the webhook delivery dispatcher and the periodic scheduler of one process
+ * (`--role worker|all`).
+ */
 export function createBackground(
 	service: BackgroundSource,
-	options: { concurrency?: number; pollMs?: number; leaseMs?: number } = {},
+	options: { concurrency?: number; pollMs?: number; leaseMs?: number; deliveryConcurrency?: number } = {},
 ): Background {
 	const deps = service.deps;
+	const { deliveryConcurrency, ...workerOptions } = options;
+	const dispatcher = createDeliveryDispatcher(
+		{ ...deps, logger: deps.logger.child({ component: "webhooks" }) },
+		{
+			...(deliveryConcurrency !== undefined ? { concurrency: deliveryConcurrency } : {}),
+			...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+		},
+	);
 	const worker = createWorker({
 		store: deps.store,
 		now: deps.now,
@@ -30,29 +47,36 @@ export function createBackground(
 		handlers: {
 			...maintenanceHandlers(deps),
 			[CERTIFICATE_EXPIRY_SCAN.name]: expiryScanHandler(deps),
+			...webhookHandlers(deps, () => dispatcher.wake()),
 			...service.messages.handlers,
 		},
-		...options,
+		...workerOptions,
 	});
 	const scheduler = createScheduler({
 		store: deps.store,
 		now: deps.now,
 		logger: deps.logger.child({ component: "scheduler" }),
-		tasks: [PURGE_IDEMPOTENCY, CERTIFICATE_EXPIRY_SCAN, ...service.messages.tasks],
+		tasks: [PURGE_IDEMPOTENCY, PURGE_WEBHOOK_DELIVERIES, CERTIFICATE_EXPIRY_SCAN, ...service.messages.tasks],
 		onEnqueued: () => worker.wake(),
 	});
 	return {
 		worker,
+		dispatcher,
+		wake() {
+			worker.wake();
+			dispatcher.wake();
+		},
 		start() {
-			// Work committed by this process's requests wakes its own worker at once.
+			// Work committed by this process's requests (jobs, events) wakes its own worker at once.
 			deps.wake = () => worker.wake();
 			worker.start();
+			dispatcher.start();
 			scheduler.start();
 		},
 		async stop() {
 			deps.wake = () => {};
 			scheduler.stop();
-			await worker.stop();
+			await Promise.all([worker.stop(), dispatcher.stop()]);
 		},
 	};
 }

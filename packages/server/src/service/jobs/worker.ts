@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setImmediate } from "node:timers/promises";
 import type { As2Store, JobRecord } from "@as2kit/core/store";
 import type { Logger } from "../deps.ts";
 
@@ -109,6 +110,10 @@ export function createWorker(options: WorkerOptions): Worker {
 				});
 				wakeUp = null;
 			}
+			// Storage calls may resolve without waiting for I/O (SQLite is synchronous), so this
+			// loop and its jobs could otherwise run as one endless chain of microtasks: no HTTP
+			// request, response or timer of this process would be served until the queue drained.
+			await setImmediate();
 		}
 	}
 

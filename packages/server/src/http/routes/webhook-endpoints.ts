@@ -1,0 +1,231 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { formatInstant } from "../../service/views/instant.ts";
+import {
+	createdWebhookEndpointSchema,
+	createdWebhookEndpointView,
+	webhookDeliverySchema,
+	webhookDeliveryView,
+	webhookEndpointSchema,
+	webhookEndpointView,
+	webhookStatsSchema,
+	webhookStatsView,
+	webhookTestResultSchema,
+} from "../../service/views/webhook-views.ts";
+import { body } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { idempotent } from "../middleware/idempotent.ts";
+import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
+import { listBody, listEnvelope, pageQueryEntries, toPageRequest } from "../pagination.ts";
+import { query } from "../query.ts";
+
+const url = v.pipe(
+	v.string(),
+	v.trim(),
+	v.minLength(1, "is required"),
+	v.description("https:// (http:// too with AS2_ALLOW_HTTP=1); not a loopback, private or link-local address"),
+);
+const events = v.pipe(
+	v.array(v.string()),
+	v.minLength(1, "must list at least one event kind"),
+	v.maxLength(50, "must list at most 50 event kinds"),
+	v.description("event kinds (`message.sent`), categories (`message.*`, `billing.*`) or `*`"),
+);
+const secret = v.pipe(
+	v.string(),
+	v.minLength(16, "must have at least 16 characters"),
+	v.maxLength(255, "must have at most 255 characters"),
+	v.description("HMAC key of x-signature; generated (whsec_…) when omitted"),
+);
+const createSchema = v.object({ url, events, secret: v.optional(secret) });
+const patchSchema = v.object({
+	url: v.optional(url),
+	events: v.optional(events),
+	active: v.optional(v.boolean()),
+	secret: v.optional(secret),
+});
+const deliveriesQuery = v.object({
+	...pageQueryEntries,
+	status: v.optional(v.picklist(["pending", "succeeded", "failed"])),
+});
+const notFound = { 404: "no such webhook endpoint in this tenant (NOT_FOUND)" };
+const TAGS = ["Webhooks"];
+
+/** `/v1/webhook-endpoints` (interface spec, Webhook endpoints; decisions.md for the shapes it leaves open). */
+export function webhookEndpointRoutes() {
+	return new Hono<AppEnv>()
+		.post(
+			"/",
+			doc({
+				tags: TAGS,
+				summary: "Create a webhook endpoint (webhooks:write)",
+				description:
+					"Active on creation. The signing secret is returned in this response only. Malformed URLs, other schemes, and loopback, private or link-local hosts are 422 INVALID_ENDPOINT_URL.",
+				body: createSchema,
+				idempotent: true,
+				responses: { 201: { description: "created", schema: messageEnvelope(createdWebhookEndpointSchema) } },
+			}),
+			idempotent(),
+			body(createSchema),
+			async (c) => {
+				const { endpoint, secret: shown } = await c.var.service.webhooks.create(c.var.principal, c.var.body);
+				return c.json({ message: "Webhook endpoint created", data: createdWebhookEndpointView(endpoint, shown) }, 201);
+			},
+		)
+		.get(
+			"/",
+			doc({
+				tags: TAGS,
+				summary: "List webhook endpoints, without their secrets (webhooks:read)",
+				responses: {
+					200: { description: "a page of endpoints, oldest first", schema: listEnvelope(webhookEndpointSchema) },
+				},
+			}),
+			query(v.object(pageQueryEntries)),
+			async (c) => {
+				const request = c.req.valid("query");
+				const page = await c.var.service.webhooks.list(c.var.principal, toPageRequest(request));
+				return c.json(listBody(page, request, webhookEndpointView));
+			},
+		)
+		.get(
+			"/:webhook_id",
+			doc({
+				tags: TAGS,
+				summary: "One webhook endpoint, without its secret (webhooks:read)",
+				responses: { 200: { description: "the endpoint", schema: dataEnvelope(webhookEndpointSchema) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const endpoint = await c.var.service.webhooks.get(c.var.principal, c.req.param("webhook_id"));
+				return c.json({ data: webhookEndpointView(endpoint) });
+			},
+		)
+		.patch(
+			"/:webhook_id",
+			doc({
+				tags: TAGS,
+				summary: "Change an endpoint's url, events, active flag or secret (webhooks:write)",
+				description:
+					"Only supplied fields change. `active: true` on an endpoint as2kit deactivated clears `disabled_reason` and `failing_since`; its pending deliveries resume. A new secret signs every later attempt, retries included.",
+				body: patchSchema,
+				idempotent: true,
+				responses: { 200: { description: "updated", schema: messageEnvelope(webhookEndpointSchema) } },
+				errors: notFound,
+			}),
+			idempotent(),
+			body(patchSchema),
+			async (c) => {
+				const endpoint = await c.var.service.webhooks.update(c.var.principal, c.req.param("webhook_id"), c.var.body);
+				return c.json({ message: "Webhook endpoint updated", data: webhookEndpointView(endpoint) });
+			},
+		)
+		.delete(
+			"/:webhook_id",
+			doc({
+				tags: TAGS,
+				summary: "Delete a webhook endpoint and its delivery log (webhooks:write)",
+				responses: {
+					200: {
+						description: "deleted; nothing more is sent to it",
+						schema: messageEnvelope(v.object({ id: v.string(), deleted_at: v.string() })),
+					},
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const { id, deletedAt } = await c.var.service.webhooks.remove(c.var.principal, c.req.param("webhook_id"));
+				return c.json({ message: "Webhook endpoint deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
+			},
+		)
+		.post(
+			"/:webhook_id/test",
+			doc({
+				tags: TAGS,
+				summary: "Send a webhook.test event to the endpoint now (webhooks:write)",
+				description:
+					"One real, signed delivery attempt made by this request (also to an inactive endpoint); the answer carries its result. It appears in the delivery log and stats and is not retried automatically.",
+				responses: {
+					200: { description: "the attempt was made; see status", schema: messageEnvelope(webhookTestResultSchema) },
+				},
+				errors: notFound,
+			}),
+			async (c) => {
+				const { deliveryId, outcome } = await c.var.service.webhooks.test(c.var.principal, c.req.param("webhook_id"));
+				const succeeded = outcome.status === "succeeded";
+				return c.json({
+					message: succeeded ? "Test event delivered" : "Test event delivery failed",
+					data: {
+						delivery_id: deliveryId,
+						event: "webhook.test" as const,
+						status: succeeded ? ("succeeded" as const) : ("failed" as const),
+						response_status: outcome.responseStatus,
+						response_time_ms: outcome.responseTimeMs,
+						error: outcome.error,
+					},
+				});
+			},
+		)
+		.get(
+			"/:webhook_id/deliveries",
+			doc({
+				tags: TAGS,
+				summary: "The endpoint's deliveries with their attempts (webhooks:read)",
+				description:
+					"Newest first; each delivery carries its attempt log (status, response status and time, error). Finished deliveries are kept 30 days.",
+				responses: {
+					200: { description: "a page of deliveries", schema: listEnvelope(webhookDeliverySchema) },
+				},
+				errors: notFound,
+			}),
+			query(deliveriesQuery),
+			async (c) => {
+				const request = c.req.valid("query");
+				const page = await c.var.service.webhooks.deliveries(
+					c.var.principal,
+					c.req.param("webhook_id"),
+					toPageRequest(request),
+					{ status: request.status },
+				);
+				return c.json(listBody(page, request, (d) => webhookDeliveryView(d, page.attempts)));
+			},
+		)
+		.post(
+			"/:webhook_id/deliveries/:delivery_id/retry",
+			doc({
+				tags: TAGS,
+				summary: "Send a delivery again now (webhooks:write)",
+				description:
+					"The delivery becomes due at once, whatever its status; if that attempt fails, the automatic retries left in its schedule follow. 422 while an attempt is in progress or the endpoint is inactive.",
+				responses: { 202: { description: "queued", schema: messageEnvelope(webhookDeliverySchema) } },
+				errors: { 404: "no such endpoint or delivery in this tenant (NOT_FOUND)" },
+			}),
+			async (c) => {
+				const { delivery, attempts } = await c.var.service.webhooks.retry(
+					c.var.principal,
+					c.req.param("webhook_id"),
+					c.req.param("delivery_id"),
+				);
+				return c.json({ message: "Delivery queued", data: webhookDeliveryView(delivery, attempts) }, 202);
+			},
+		);
+}
+
+/** `GET /v1/webhook-endpoints-stats` (interface spec, Webhook endpoints). */
+export function webhookStatsRoutes() {
+	return new Hono<AppEnv>().get(
+		"/",
+		doc({
+			tags: TAGS,
+			summary: "Delivery statistics of each webhook endpoint (webhooks:read)",
+			description: "Every attempt counts as a delivery, retries included.",
+			responses: {
+				200: { description: "one entry per endpoint", schema: v.object({ data: v.array(webhookStatsSchema) }) },
+			},
+		}),
+		async (c) => {
+			const stats = await c.var.service.webhooks.stats(c.var.principal);
+			return c.json({ data: stats.map(webhookStatsView) });
+		},
+	);
+}

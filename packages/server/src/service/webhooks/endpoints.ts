@@ -1,0 +1,237 @@
+import { randomUUID } from "node:crypto";
+import type {
+	PageRequest,
+	WebhookAttemptRecord,
+	WebhookDeliveryRecord,
+	WebhookDeliveryStatus,
+	WebhookEndpointRecord,
+	WebhookEndpointStats,
+} from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import { eventEnvelope } from "../events.ts";
+import { type Principal, requirePermission } from "../principal.ts";
+import { fieldError, notFound } from "../validation-error.ts";
+import { type AttemptContext, type AttemptOutcome, attemptDelivery } from "./attempt.ts";
+import { generateWebhookSecret, sealWebhookSecret, webhookSecretKey } from "./endpoint-secret.ts";
+import { checkEndpointUrl } from "./endpoint-url.ts";
+import { isEventPattern } from "./event-patterns.ts";
+import { createWebhookSender } from "./http-sender.ts";
+
+export interface WebhookEndpointInput {
+	url: string;
+	events: readonly string[];
+	secret?: string | undefined;
+}
+
+export interface WebhookEndpointPatch {
+	url?: string | undefined;
+	events?: readonly string[] | undefined;
+	active?: boolean | undefined;
+	secret?: string | undefined;
+}
+
+export interface DeliveriesPage {
+	items: WebhookDeliveryRecord[];
+	total: number;
+	attempts: WebhookAttemptRecord[];
+}
+
+/** `/v1/webhook-endpoints`: a tenant's endpoints, their deliveries and stats (webhooks:read / webhooks:write). */
+export function createWebhookService(deps: ServiceDeps) {
+	const { store, now, config } = deps;
+	const secretKey = webhookSecretKey(config.masterKey);
+	let context: AttemptContext | null = null;
+	// The test endpoint sends from the API process; its sender is made on first use.
+	const attemptContext = (): AttemptContext =>
+		(context ??= {
+			deps,
+			secretKey,
+			sender: createWebhookSender({
+				timeoutMs: config.webhookTimeoutSeconds * 1000,
+				allowPrivateTargets: config.allowHttp,
+			}),
+		});
+
+	async function visibleEndpoint(principal: Principal, id: string): Promise<WebhookEndpointRecord> {
+		return (await store.webhookEndpoints.get(principal.tenantId, id)) ?? Promise.reject(notFound("webhook endpoint"));
+	}
+
+	return {
+		async create(
+			principal: Principal,
+			input: WebhookEndpointInput,
+		): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+			requirePermission(principal, "webhooks:write");
+			const url = checkEndpointUrl(input.url, config.allowHttp);
+			const events = checkEvents(input.events);
+			const secret = input.secret ?? generateWebhookSecret();
+			return store.transaction(async (tx) => {
+				const at = now();
+				const id = await tx.ids.next("wh_");
+				const endpoint: WebhookEndpointRecord = {
+					id,
+					accountId: principal.accountId,
+					tenantId: principal.tenantId,
+					url,
+					events,
+					active: true,
+					secretSealed: sealWebhookSecret(secretKey, id, secret),
+					failingSince: null,
+					disabledReason: null,
+					createdAt: at,
+					updatedAt: at,
+				};
+				await tx.webhookEndpoints.create(endpoint);
+				return { endpoint, secret };
+			});
+		},
+
+		async list(principal: Principal, page: PageRequest) {
+			requirePermission(principal, "webhooks:read");
+			return store.webhookEndpoints.list(principal.tenantId, page);
+		},
+
+		async get(principal: Principal, id: string): Promise<WebhookEndpointRecord> {
+			requirePermission(principal, "webhooks:read");
+			return visibleEndpoint(principal, id);
+		},
+
+		/**
+		 * Only supplied fields change. A new URL or a reactivation starts a fresh failure streak.
+		 * Deactivating pauses the endpoint's pending deliveries; reactivating clears
+		 * `disabled_reason` and makes them due at once.
+		 */
+		async update(principal: Principal, id: string, input: WebhookEndpointPatch): Promise<WebhookEndpointRecord> {
+			requirePermission(principal, "webhooks:write");
+			const url = input.url === undefined ? undefined : checkEndpointUrl(input.url, config.allowHttp);
+			const events = input.events === undefined ? undefined : checkEvents(input.events);
+			return store.transaction(async (tx) => {
+				const existing = await tx.webhookEndpoints.get(principal.tenantId, id);
+				if (!existing) throw notFound("webhook endpoint");
+				const at = now();
+				const patch: Parameters<typeof tx.webhookEndpoints.update>[2] = { updatedAt: at };
+				if (url !== undefined) {
+					patch.url = url;
+					if (url !== existing.url) patch.failingSince = null;
+				}
+				if (events !== undefined) patch.events = events;
+				if (input.secret !== undefined) patch.secretSealed = sealWebhookSecret(secretKey, id, input.secret);
+				if (input.active !== undefined) {
+					patch.active = input.active;
+					if (input.active && !existing.active) Object.assign(patch, { failingSince: null, disabledReason: null });
+				}
+				const updated = (await tx.webhookEndpoints.update(principal.tenantId, id, patch))!;
+				if (existing.active && !updated.active) await tx.webhookDeliveries.pause(principal.tenantId, id, at);
+				if (!existing.active && updated.active) await tx.webhookDeliveries.resume(principal.tenantId, id, at);
+				return updated;
+			});
+		},
+
+		/** Deletes the endpoint with its delivery log; nothing more is sent to it. */
+		async remove(principal: Principal, id: string): Promise<{ id: string; deletedAt: Date }> {
+			requirePermission(principal, "webhooks:write");
+			if (!(await store.webhookEndpoints.delete(principal.tenantId, id))) throw notFound("webhook endpoint");
+			return { id, deletedAt: now() };
+		},
+
+		async stats(principal: Principal): Promise<WebhookEndpointStats[]> {
+			requirePermission(principal, "webhooks:read");
+			return store.webhookEndpoints.stats(principal.tenantId);
+		},
+
+		/**
+		 * `POST /v1/webhook-endpoints/{id}/test`: one real, signed delivery of `webhook.test`
+		 * made by this request (also to an inactive endpoint, to check it before activating),
+		 * recorded in the delivery log and stats, never retried automatically.
+		 */
+		async test(principal: Principal, id: string): Promise<{ deliveryId: string; outcome: AttemptOutcome }> {
+			requirePermission(principal, "webhooks:write");
+			const endpoint = await visibleEndpoint(principal, id);
+			const at = now();
+			const lockedBy = `test-${randomUUID()}`;
+			const data = {
+				endpoint_id: endpoint.id,
+				url: endpoint.url,
+				message: "This is a test event from as2kit: your endpoint receives signed deliveries.",
+			};
+			// Created already held by this request, and never due, so no dispatcher takes it.
+			const delivery: WebhookDeliveryRecord = {
+				id: await store.ids.next("whd_"),
+				accountId: endpoint.accountId,
+				tenantId: endpoint.tenantId,
+				endpointId: endpoint.id,
+				eventId: null,
+				eventKind: "webhook.test",
+				body: JSON.stringify(eventEnvelope("webhook.test", data, at)),
+				status: "pending",
+				attempts: 0,
+				nextAttemptAt: null,
+				lastAttemptAt: null,
+				lastResponseStatus: null,
+				lastError: null,
+				lockedBy,
+				lockedUntil: new Date(at.getTime() + (config.webhookTimeoutSeconds + 30) * 1000),
+				createdAt: at,
+				updatedAt: at,
+			};
+			await store.webhookDeliveries.create(delivery);
+			const outcome = await attemptDelivery(attemptContext(), delivery, lockedBy, "test");
+			if (!outcome) throw notFound("webhook endpoint");
+			return { deliveryId: delivery.id, outcome };
+		},
+
+		async deliveries(
+			principal: Principal,
+			endpointId: string,
+			page: PageRequest,
+			filter: { status?: WebhookDeliveryStatus | undefined },
+		): Promise<DeliveriesPage> {
+			requirePermission(principal, "webhooks:read");
+			await visibleEndpoint(principal, endpointId);
+			const result = await store.webhookDeliveries.list(
+				principal.tenantId,
+				endpointId,
+				page,
+				filter.status ? { status: filter.status } : {},
+			);
+			const attempts = await store.webhookDeliveries.listAttempts(
+				principal.tenantId,
+				result.items.map((d) => d.id),
+			);
+			return { ...result, attempts };
+		},
+
+		/**
+		 * Makes a delivery due now. If that attempt fails, the automatic retries left in its
+		 * schedule follow (none once the schedule is spent).
+		 */
+		async retry(
+			principal: Principal,
+			endpointId: string,
+			deliveryId: string,
+		): Promise<{ delivery: WebhookDeliveryRecord; attempts: WebhookAttemptRecord[] }> {
+			requirePermission(principal, "webhooks:write");
+			const endpoint = await visibleEndpoint(principal, endpointId);
+			const existing = await store.webhookDeliveries.get(principal.tenantId, deliveryId);
+			if (!existing || existing.endpointId !== endpoint.id) throw notFound("webhook delivery");
+			if (!endpoint.active) {
+				throw fieldError("webhook_id", "is inactive: activate the endpoint (PATCH active: true) before retrying");
+			}
+			const delivery = await store.webhookDeliveries.requeue(principal.tenantId, deliveryId, now());
+			if (!delivery) throw fieldError("delivery_id", "has an attempt in progress; retry once it has finished");
+			return { delivery, attempts: await store.webhookDeliveries.listAttempts(principal.tenantId, [deliveryId]) };
+		},
+	};
+}
+
+/** Subscriptions: known kinds, `<category>.*` or `*`, without repeats. */
+function checkEvents(events: readonly string[]): string[] {
+	if (events.length === 0) throw fieldError("events", "must list at least one event kind");
+	const unknown = events.filter((e) => !isEventPattern(e));
+	if (unknown.length > 0) {
+		throw fieldError("events", `lists unknown event kinds: ${unknown.join(", ")} (use a kind, <category>.* or *)`);
+	}
+	return [...new Set(events)];
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

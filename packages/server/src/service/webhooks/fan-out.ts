@@ -1,0 +1,67 @@
+import type { As2Store, EventRecord } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import { eventEnvelope } from "../events.ts";
+import type { JobHandler } from "../jobs/worker.ts";
+import { addSeconds } from "../time.ts";
+import { ACCOUNT_LEVEL_CATEGORIES, categoryOf } from "./event-kinds.ts";
+import { matchesEvent } from "./event-patterns.ts";
+
+/**
+ * The fan-out job of one outbox event (enqueued by `recordEvent` in the event's own
+ * transaction): creates one delivery per active endpoint subscribed to the event's kind,
+ * matching at fan-out time, all in one transaction. The job is leased and retried like any
+ * other; if it runs twice (its worker died after committing), the store's one delivery per
+ * event and endpoint keeps the second run from creating any.
+ */
+export function fanOutHandler(deps: ServiceDeps, onDeliveries: () => void): JobHandler {
+	const { store, now, config } = deps;
+	return async (job) => {
+		const event = await store.events.get(String(job.payload.eventId));
+		if (!event) return;
+		const tenantId = await recipientTenant(store, event);
+		if (!tenantId) return;
+		const endpoints = (await store.webhookEndpoints.listActive(tenantId)).filter((e) =>
+			matchesEvent(e.events, event.kind),
+		);
+		if (endpoints.length === 0) return;
+		const body = JSON.stringify(eventEnvelope(event.kind, event.data, event.createdAt));
+		const at = now();
+		const created = await store.transaction(async (tx) => {
+			let count = 0;
+			for (const endpoint of endpoints) {
+				const fresh = await tx.webhookDeliveries.create({
+					id: await tx.ids.next("whd_"),
+					accountId: event.accountId,
+					tenantId,
+					endpointId: endpoint.id,
+					eventId: event.id,
+					eventKind: event.kind,
+					body,
+					status: "pending",
+					attempts: 0,
+					nextAttemptAt: addSeconds(at, config.webhookRetryDelays[0] ?? 0),
+					lastAttemptAt: null,
+					lastResponseStatus: null,
+					lastError: null,
+					lockedBy: null,
+					lockedUntil: null,
+					createdAt: at,
+					updatedAt: at,
+				});
+				if (fresh) count++;
+			}
+			return count;
+		});
+		if (created > 0) onDeliveries();
+	};
+}
+
+/**
+ * Whose endpoints receive an event: account-level kinds (account.*, tenant.*, billing.*) go
+ * to the account's first tenant (decisions.md, Clarifications), the rest to their tenant.
+ */
+async function recipientTenant(store: As2Store, event: EventRecord): Promise<string | null> {
+	if (event.tenantId && !ACCOUNT_LEVEL_CATEGORIES.includes(categoryOf(event.kind))) return event.tenantId;
+	const first = await store.tenants.list(event.accountId, { page: 1, perPage: 1 });
+	return first.items[0]?.id ?? null;
+}

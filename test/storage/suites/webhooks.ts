@@ -1,0 +1,356 @@
+import type { As2Store, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "@as2kit/core/store";
+import { expect } from "vitest";
+import { at, T0 } from "./fixtures.ts";
+import type { ConformanceTest } from "./types.ts";
+
+const endpoint = (id: string, overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord => ({
+	id,
+	accountId: "acc_000001",
+	tenantId: "tnt_000001",
+	url: `https://hooks.example.com/${id}`,
+	events: ["message.*", "partner.created"],
+	active: true,
+	secretSealed: `sealed-${id}`,
+	failingSince: null,
+	disabledReason: null,
+	createdAt: T0,
+	updatedAt: T0,
+	...overrides,
+});
+
+let deliveryCounter = 0;
+const delivery = (overrides: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord => {
+	const n = ++deliveryCounter;
+	return {
+		id: `whd_${String(n).padStart(6, "0")}`,
+		accountId: "acc_000001",
+		tenantId: "tnt_000001",
+		endpointId: "wh_000001",
+		eventId: `evt_${String(n).padStart(6, "0")}`,
+		eventKind: "message.sent",
+		body: `{"event":"message.sent","n":${n}}`,
+		status: "pending",
+		attempts: 0,
+		nextAttemptAt: T0,
+		lastAttemptAt: null,
+		lastResponseStatus: null,
+		lastError: null,
+		lockedBy: null,
+		lockedUntil: null,
+		createdAt: T0,
+		updatedAt: T0,
+		...overrides,
+	};
+};
+
+const attempt = (d: WebhookDeliveryRecord, overrides: Partial<WebhookAttemptRecord> = {}): WebhookAttemptRecord => ({
+	deliveryId: d.id,
+	tenantId: d.tenantId,
+	endpointId: d.endpointId,
+	attempt: d.attempts + 1,
+	succeeded: false,
+	responseStatus: 500,
+	responseTimeMs: 12,
+	responseBody: "oops",
+	error: "HTTP 500",
+	attemptedAt: at(1),
+	...overrides,
+});
+
+const claim = (store: As2Store, lockedBy: string, now = T0, limit = 10, perEndpointLimit = 10) =>
+	store.webhookDeliveries.claimDue({
+		limit,
+		perEndpointLimit,
+		lockedBy,
+		now,
+		lockedUntil: new Date(now.getTime() + 60_000),
+	});
+
+export const webhookTests = {
+	"webhooks - endpoints belong to a tenant: another tenant's look missing": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002", { tenantId: "tnt_000002", accountId: "acc_000002" }));
+		expect(await store.webhookEndpoints.get("tnt_000001", "wh_000001")).toEqual(endpoint("wh_000001"));
+		expect(await store.webhookEndpoints.get("tnt_000001", "wh_000002")).toBeNull();
+		expect(
+			await store.webhookEndpoints.update("tnt_000001", "wh_000002", { active: false, updatedAt: at(1) }),
+		).toBeNull();
+		expect(await store.webhookEndpoints.delete("tnt_000001", "wh_000002")).toBe(false);
+		expect(
+			await store.webhookEndpoints.recordAttempt("tnt_000001", "wh_000002", {
+				succeeded: true,
+				responseTimeMs: 1,
+				at: at(1),
+			}),
+		).toBeNull();
+		expect((await store.webhookEndpoints.list("tnt_000002", { page: 1, perPage: 10 })).items.map((e) => e.id)).toEqual([
+			"wh_000002",
+		]);
+	},
+	"webhooks - endpoints list oldest first; listActive leaves inactive ones out; update patches": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000002", { createdAt: at(2) }));
+		await store.webhookEndpoints.create(endpoint("wh_000001", { createdAt: at(1) }));
+		await store.webhookEndpoints.create(endpoint("wh_000003", { createdAt: at(3), active: false }));
+		const page = await store.webhookEndpoints.list("tnt_000001", { page: 1, perPage: 2 });
+		expect([page.items.map((e) => e.id), page.total]).toEqual([["wh_000001", "wh_000002"], 3]);
+		expect((await store.webhookEndpoints.listActive("tnt_000001")).map((e) => e.id)).toEqual([
+			"wh_000001",
+			"wh_000002",
+		]);
+		const updated = await store.webhookEndpoints.update("tnt_000001", "wh_000003", {
+			active: true,
+			events: ["*"],
+			disabledReason: null,
+			updatedAt: at(9),
+		});
+		expect(updated).toEqual(endpoint("wh_000003", { createdAt: at(3), active: true, events: ["*"], updatedAt: at(9) }));
+		expect(await store.webhookEndpoints.listActive("tnt_000001")).toHaveLength(3);
+	},
+	"webhooks - recordAttempt counts attempts and tracks the failure streak": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		const fail = (t: number, responseTimeMs: number | null) =>
+			store.webhookEndpoints.recordAttempt("tnt_000001", "wh_000001", { succeeded: false, responseTimeMs, at: at(t) });
+		expect((await fail(10, 100))?.failingSince).toEqual(at(10));
+		expect((await fail(20, null))?.failingSince).toEqual(at(10));
+		const healed = await store.webhookEndpoints.recordAttempt("tnt_000001", "wh_000001", {
+			succeeded: true,
+			responseTimeMs: 50,
+			at: at(30),
+		});
+		expect(healed?.failingSince).toBeNull();
+		expect((await fail(40, 30))?.failingSince).toEqual(at(40));
+		// An attempt that finishes late does not move the last attempt back.
+		await store.webhookEndpoints.recordAttempt("tnt_000001", "wh_000001", {
+			succeeded: true,
+			responseTimeMs: 20,
+			at: at(35),
+		});
+		expect(await store.webhookEndpoints.stats("tnt_000001")).toEqual([
+			{
+				endpointId: "wh_000001",
+				url: "https://hooks.example.com/wh_000001",
+				attempts: 5,
+				succeeded: 2,
+				failed: 3,
+				responseTimeTotalMs: 200,
+				responses: 4,
+				lastAttemptAt: at(40),
+			},
+		]);
+		expect(await store.webhookEndpoints.stats("tnt_000002")).toEqual([]);
+	},
+	"webhooks - a delivery is created once per event and endpoint; test deliveries never collide": async ({ store }) => {
+		const first = delivery({ eventId: "evt_000009" });
+		expect(await store.webhookDeliveries.create(first)).toBe(true);
+		expect(await store.webhookDeliveries.create(delivery({ eventId: "evt_000009" }))).toBe(false);
+		expect(await store.webhookDeliveries.create(delivery({ eventId: "evt_000009", endpointId: "wh_000002" }))).toBe(
+			true,
+		);
+		expect(await store.webhookDeliveries.create(delivery({ eventId: null, eventKind: "webhook.test" }))).toBe(true);
+		expect(await store.webhookDeliveries.create(delivery({ eventId: null, eventKind: "webhook.test" }))).toBe(true);
+		expect(await store.webhookDeliveries.get("tnt_000001", first.id)).toEqual(first);
+		expect(await store.webhookDeliveries.get("tnt_000002", first.id)).toBeNull();
+	},
+	"webhooks - claimDue takes due pending deliveries of active endpoints, earliest due first; paused ones wait": async ({
+		store,
+	}) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		await store.webhookEndpoints.create(endpoint("wh_000003", { active: false }));
+		await store.webhookDeliveries.create(delivery({ endpointId: "wh_000003" }));
+		const late = delivery({ nextAttemptAt: at(5) });
+		const early = delivery({ nextAttemptAt: at(1), endpointId: "wh_000002" });
+		const future = delivery({ nextAttemptAt: at(100) });
+		const finished = delivery({ status: "succeeded", nextAttemptAt: null });
+		const paused = delivery({ nextAttemptAt: null });
+		for (const d of [late, early, future, finished, paused]) await store.webhookDeliveries.create(d);
+		const claimed = await claim(store, "w1", at(10));
+		expect(claimed.map((d) => d.id)).toEqual([early.id, late.id]);
+		expect(claimed[0]).toMatchObject({ lockedBy: "w1", lockedUntil: at(70), body: early.body, status: "pending" });
+	},
+	"webhooks - an endpoint at its cap never keeps other endpoints' deliveries from a claim": async ({ store }) => {
+		for (const id of ["wh_000001", "wh_000002", "wh_000003"]) await store.webhookEndpoints.create(endpoint(id));
+		for (let i = 0; i < 300; i++) await store.webhookDeliveries.create(delivery({ nextAttemptAt: at(1) }));
+		const others = [delivery({ endpointId: "wh_000002", nextAttemptAt: at(2) })];
+		others.push(delivery({ endpointId: "wh_000003", nextAttemptAt: at(3) }));
+		for (const d of others) await store.webhookDeliveries.create(d);
+		const first = await claim(store, "w1", at(10), 4, 4);
+		expect(first.map((d) => d.endpointId)).toEqual(["wh_000001", "wh_000001", "wh_000001", "wh_000001"]);
+		const second = await claim(store, "w2", at(10), 4, 4);
+		expect(second.map((d) => d.id)).toEqual(others.map((d) => d.id));
+	},
+	"webhooks - pause and resume an endpoint's pending deliveries, leaving held ones alone": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		const held = delivery();
+		const waiting = delivery({ nextAttemptAt: at(50) });
+		const done = delivery({ status: "succeeded", nextAttemptAt: null });
+		const elsewhere = delivery({ endpointId: "wh_000002" });
+		for (const d of [held, waiting, done, elsewhere]) await store.webhookDeliveries.create(d);
+		await claim(store, "w1", T0, 1);
+		expect(await store.webhookDeliveries.pause("tnt_000001", "wh_000001", at(1))).toBe(1);
+		expect(await store.webhookDeliveries.pause("tnt_000002", "wh_000002", at(1))).toBe(0);
+		expect((await store.webhookDeliveries.get("tnt_000001", waiting.id))?.nextAttemptAt).toBeNull();
+		expect((await store.webhookDeliveries.get("tnt_000001", held.id))?.nextAttemptAt).toEqual(T0);
+		expect((await claim(store, "w2", at(50))).map((d) => d.id)).toEqual([elsewhere.id]);
+		// The attempt holding one finds the endpoint inactive and releases it paused.
+		await store.webhookDeliveries.release("tnt_000001", held.id, "w1", null);
+		expect(await store.webhookDeliveries.resume("tnt_000001", "wh_000001", at(200))).toBe(2);
+		expect((await store.webhookDeliveries.get("tnt_000001", done.id))?.nextAttemptAt).toBeNull();
+		const resumed = (await claim(store, "w3", at(200))).filter((d) => d.endpointId === "wh_000001");
+		expect(resumed.map((d) => d.id)).toEqual([held.id, waiting.id]);
+	},
+	"webhooks - a held delivery is not claimed again until its lease expires; finishing needs the lease": async ({
+		store,
+	}) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		const d = delivery();
+		await store.webhookDeliveries.create(d);
+		expect(await claim(store, "w1", T0)).toHaveLength(1);
+		expect(await claim(store, "w2", at(59))).toHaveLength(0);
+		expect((await claim(store, "w2", at(61))).map((x) => x.lockedBy)).toEqual(["w2"]);
+		const outcome = { attempt: attempt(d), status: "failed" as const, nextAttemptAt: null, updatedAt: at(62) };
+		expect(await store.webhookDeliveries.finishAttempt("tnt_000001", d.id, "w1", outcome)).toBe(false);
+		expect(await store.webhookDeliveries.listAttempts("tnt_000001", [d.id])).toEqual([]);
+		expect(await store.webhookDeliveries.finishAttempt("tnt_000001", d.id, "w2", outcome)).toBe(true);
+	},
+	"webhooks - concurrent claimers never share a delivery nor exceed the per-endpoint cap": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		for (let i = 0; i < 10; i++) await store.webhookDeliveries.create(delivery({ endpointId: "wh_000001" }));
+		for (let i = 0; i < 10; i++) await store.webhookDeliveries.create(delivery({ endpointId: "wh_000002" }));
+		const batches = await Promise.all(Array.from({ length: 6 }, (_, w) => claim(store, `w${w}`, T0, 2, 3)));
+		const claimed = batches.flat();
+		expect(new Set(claimed.map((d) => d.id)).size).toBe(claimed.length);
+		expect(claimed.filter((d) => d.endpointId === "wh_000001")).toHaveLength(3);
+		expect(claimed.filter((d) => d.endpointId === "wh_000002")).toHaveLength(3);
+		// Finishing one frees one place under the cap.
+		const [one] = claimed.filter((d) => d.endpointId === "wh_000001");
+		await store.webhookDeliveries.finishAttempt("tnt_000001", one!.id, one!.lockedBy!, {
+			attempt: attempt(one!, { succeeded: true, responseStatus: 200, error: null }),
+			status: "succeeded",
+			nextAttemptAt: null,
+			updatedAt: at(1),
+		});
+		expect((await claim(store, "w9", at(1), 10, 3)).map((d) => d.endpointId)).toEqual(["wh_000001"]);
+	},
+	"webhooks - finishAttempt records the attempt and the next state; release unlocks, due again": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		const d = delivery();
+		await store.webhookDeliveries.create(d);
+		await claim(store, "w1");
+		const first = attempt(d);
+		expect(
+			await store.webhookDeliveries.finishAttempt("tnt_000001", d.id, "w1", {
+				attempt: first,
+				status: "pending",
+				nextAttemptAt: at(15),
+				updatedAt: at(1),
+			}),
+		).toBe(true);
+		expect(await store.webhookDeliveries.get("tnt_000001", d.id)).toEqual({
+			...d,
+			attempts: 1,
+			nextAttemptAt: at(15),
+			lastAttemptAt: at(1),
+			lastResponseStatus: 500,
+			lastError: "HTTP 500",
+			updatedAt: at(1),
+		});
+		expect(await claim(store, "w1", at(14))).toHaveLength(0);
+		const [again] = await claim(store, "w1", at(15));
+		const second = attempt(again!, { succeeded: true, responseStatus: 204, error: null, attemptedAt: at(16) });
+		await store.webhookDeliveries.finishAttempt("tnt_000001", d.id, "w1", {
+			attempt: second,
+			status: "succeeded",
+			nextAttemptAt: null,
+			updatedAt: at(16),
+		});
+		expect(await store.webhookDeliveries.listAttempts("tnt_000001", [d.id])).toEqual([first, second]);
+		expect(await store.webhookDeliveries.listAttempts("tnt_000002", [d.id])).toEqual([]);
+		const other = delivery();
+		await store.webhookDeliveries.create(other);
+		await claim(store, "w1", at(20));
+		await store.webhookDeliveries.release("tnt_000001", other.id, "w2", at(30));
+		expect(await store.webhookDeliveries.get("tnt_000001", other.id)).toMatchObject({ lockedBy: "w1" });
+		await store.webhookDeliveries.release("tnt_000001", other.id, "w1", at(30));
+		expect(await store.webhookDeliveries.get("tnt_000001", other.id)).toMatchObject({
+			lockedBy: null,
+			lockedUntil: null,
+			nextAttemptAt: at(30),
+		});
+	},
+	"webhooks - requeue makes a delivery due again, but not one an attempt holds": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		const done = delivery({ status: "failed", attempts: 6, nextAttemptAt: null });
+		const inFlight = delivery();
+		await store.webhookDeliveries.create(done);
+		await store.webhookDeliveries.create(inFlight);
+		expect(await claim(store, "w1")).toHaveLength(1);
+		expect(await store.webhookDeliveries.requeue("tnt_000001", inFlight.id, at(1))).toBeNull();
+		expect(await store.webhookDeliveries.requeue("tnt_000002", done.id, at(1))).toBeNull();
+		expect(await store.webhookDeliveries.requeue("tnt_000001", done.id, at(1))).toMatchObject({
+			status: "pending",
+			nextAttemptAt: at(1),
+			attempts: 6,
+		});
+		expect((await claim(store, "w2", at(1))).map((d) => d.id)).toEqual([done.id]);
+		// Once the lease has run out, the held one may be requeued too.
+		expect(await store.webhookDeliveries.requeue("tnt_000001", inFlight.id, at(61))).not.toBeNull();
+	},
+	"webhooks - deliveries list newest first per endpoint, filtered by status": async ({ store }) => {
+		const a = delivery();
+		const b = delivery({ status: "succeeded" });
+		const c = delivery();
+		const elsewhere = delivery({ endpointId: "wh_000002" });
+		for (const d of [a, b, c, elsewhere]) await store.webhookDeliveries.create(d);
+		const page = await store.webhookDeliveries.list("tnt_000001", "wh_000001", { page: 1, perPage: 2 });
+		expect([page.items.map((d) => d.id), page.total]).toEqual([[c.id, b.id], 3]);
+		const pending = await store.webhookDeliveries.list(
+			"tnt_000001",
+			"wh_000001",
+			{ page: 1, perPage: 10 },
+			{ status: "pending" },
+		);
+		expect(pending.items.map((d) => d.id)).toEqual([c.id, a.id]);
+		expect((await store.webhookDeliveries.list("tnt_000002", "wh_000001", { page: 1, perPage: 10 })).total).toBe(0);
+	},
+	"webhooks - deleting an endpoint removes its deliveries and attempts": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		const gone = delivery();
+		const kept = delivery({ endpointId: "wh_000002" });
+		await store.webhookDeliveries.create(gone);
+		await store.webhookDeliveries.create(kept);
+		await claim(store, "w1");
+		for (const d of [gone, kept]) {
+			await store.webhookDeliveries.finishAttempt("tnt_000001", d.id, "w1", {
+				attempt: attempt(d),
+				status: "failed",
+				nextAttemptAt: null,
+				updatedAt: at(1),
+			});
+		}
+		expect(await store.webhookEndpoints.delete("tnt_000001", "wh_000001")).toBe(true);
+		expect(await store.webhookEndpoints.get("tnt_000001", "wh_000001")).toBeNull();
+		expect(await store.webhookDeliveries.get("tnt_000001", gone.id)).toBeNull();
+		expect(await store.webhookDeliveries.listAttempts("tnt_000001", [gone.id, kept.id])).toHaveLength(1);
+		expect(await store.webhookEndpoints.delete("tnt_000001", "wh_000001")).toBe(false);
+	},
+	"webhooks - purgeFinished deletes old finished deliveries with their attempts, never pending ones": async ({
+		store,
+	}) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		const old = delivery({ status: "succeeded", nextAttemptAt: null, updatedAt: at(1) });
+		const oldFailed = delivery({ status: "failed", nextAttemptAt: null, updatedAt: at(2) });
+		const recent = delivery({ status: "succeeded", nextAttemptAt: null, updatedAt: at(100) });
+		const pending = delivery({ nextAttemptAt: at(1000), updatedAt: at(1) });
+		for (const d of [old, oldFailed, recent, pending]) await store.webhookDeliveries.create(d);
+		expect(await store.webhookDeliveries.purgeFinished(at(50), 1)).toBe(1);
+		expect(await store.webhookDeliveries.get("tnt_000001", old.id)).toBeNull();
+		expect(await store.webhookDeliveries.purgeFinished(at(50), 10)).toBe(1);
+		expect(await store.webhookDeliveries.purgeFinished(at(50), 10)).toBe(0);
+		expect(await store.webhookDeliveries.get("tnt_000001", recent.id)).not.toBeNull();
+		expect(await store.webhookDeliveries.get("tnt_000001", pending.id)).not.toBeNull();
+	},
+} satisfies Record<string, ConformanceTest>;
