@@ -7,6 +7,7 @@ import type { As2Store } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, it } from "vitest";
 import { accountTests } from "./suites/accounts.ts";
 import { apiKeyTests } from "./suites/api-keys.ts";
+import { epcisTests } from "./suites/epcis.ts";
 import { eventTests } from "./suites/events.ts";
 import { idempotencyTests } from "./suites/idempotency.ts";
 import { jobTests } from "./suites/jobs.ts";
@@ -25,6 +26,7 @@ const SUITES = {
 	...partnerTests,
 	...messageTests,
 	...eventTests,
+	...epcisTests,
 	...idempotencyTests,
 	...limitTests,
 	...jobTests,

@@ -1,5 +1,5 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|messages-list` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|messages-list|epcis` runs one.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ const benches = {
 	large: "large.mjs",
 	webhooks: "webhooks.mjs",
 	"messages-list": "messages-list.mjs",
+	epcis: "epcis-query.mjs",
 };
 const only = process.argv[2];
 let failed = false;

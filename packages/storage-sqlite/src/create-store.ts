@@ -9,6 +9,7 @@ import { type Exec, SqliteConnection } from "./connection.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
 import { createCertificateStore } from "./repositories/certificates.ts";
+import { createEpcisStore } from "./repositories/epcis.ts";
 import { createEventStore } from "./repositories/events.ts";
 import { createIdempotencyStore } from "./repositories/idempotency.ts";
 import { createIdStore } from "./repositories/ids.ts";
@@ -76,6 +77,7 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		events: createEventStore(exec),
 		webhookEndpoints: createWebhookEndpointStore(exec),
 		webhookDeliveries: createWebhookDeliveryStore(exec),
+		epcis: createEpcisStore(exec),
 		idempotency: createIdempotencyStore(exec),
 		rateLimits: createRateLimitStore(exec),
 		usage: createUsageStore(exec),

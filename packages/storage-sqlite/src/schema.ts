@@ -447,3 +447,78 @@ export const messageSearchRows = sqliteTable("message_search_rows", {
 	messagePk: text("message_pk").notNull().unique(),
 	tenantId: text("tenant_id").notNull(),
 });
+
+/**
+ * EPCIS events indexed from message payloads (issue #7). The EQ_ fields and both times are
+ * columns, each with a (tenant, field, event_time) index that also serves the default order;
+ * the identifier lists live in epcis_event_values, one row per value.
+ */
+export const epcisEvents = sqliteTable(
+	"epcis_events",
+	{
+		// The rowid: insertion order, the tie-breaker of every ordering.
+		id: integer("id").primaryKey(),
+		tenantId: text("tenant_id").notNull(),
+		sourceMessageId: text("source_message_id").notNull(),
+		eventIndex: integer("event_index").notNull(),
+		type: text("type").notNull(),
+		eventTime: instant("event_time").notNull(),
+		recordTime: instant("record_time").notNull(),
+		action: text("action"),
+		bizStep: text("biz_step"),
+		disposition: text("disposition"),
+		readPoint: text("read_point"),
+		bizLocation: text("biz_location"),
+		transformationId: text("transformation_id"),
+		eventId: text("event_id"),
+		event: json<{ [key: string]: Json }>("event").notNull(),
+	},
+	(t) => [
+		// A message's event is stored once: the indexing job may run again after a crash.
+		uniqueIndex("epcis_events_message_idx").on(t.tenantId, t.sourceMessageId, t.eventIndex),
+		index("epcis_events_time_idx").on(t.tenantId, t.eventTime),
+		index("epcis_events_record_time_idx").on(t.tenantId, t.recordTime),
+		index("epcis_events_biz_step_idx").on(t.tenantId, t.bizStep, t.eventTime),
+		index("epcis_events_disposition_idx").on(t.tenantId, t.disposition, t.eventTime),
+		index("epcis_events_read_point_idx").on(t.tenantId, t.readPoint, t.eventTime),
+		index("epcis_events_biz_location_idx").on(t.tenantId, t.bizLocation, t.eventTime),
+		index("epcis_events_event_id_idx").on(t.tenantId, t.eventId),
+		index("epcis_events_transformation_idx").on(t.tenantId, t.transformationId),
+	],
+);
+
+/** EPCs, classes, parent ids, business transactions, sources and destinations of an event. */
+export const epcisEventValues = sqliteTable(
+	"epcis_event_values",
+	{
+		eventRow: integer("event_row").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		kind: text("kind").notNull(),
+		type: text("type").notNull(),
+		value: text("value").notNull(),
+	},
+	(t) => [
+		// MATCH_/EQ_ lookups: equality or a prefix range on value, covering, so no table access.
+		index("epcis_event_values_lookup_idx").on(t.tenantId, t.kind, t.value, t.type, t.eventRow),
+		// Per-event checks of the other MATCH_ conditions, covering too; also deletes by event.
+		index("epcis_event_values_event_idx").on(t.eventRow, t.kind, t.value, t.type),
+	],
+);
+
+/** The indexing outcome per message: status, counts, the error of a failed run. */
+export const epcisDocuments = sqliteTable(
+	"epcis_documents",
+	{
+		tenantId: text("tenant_id").notNull(),
+		messageId: text("message_id").notNull(),
+		status: text("status").notNull(),
+		version: text("version"),
+		eventCount: integer("event_count").notNull(),
+		skippedEvents: integer("skipped_events").notNull(),
+		errorCode: text("error_code"),
+		errorMessage: text("error_message"),
+		createdAt: instant("created_at").notNull(),
+		updatedAt: instant("updated_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.tenantId, t.messageId] })],
+);

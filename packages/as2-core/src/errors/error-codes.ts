@@ -97,6 +97,10 @@ export const ERROR_CODES = {
 	// EPCIS documents (issue #7): not well-formed, hostile or over a limit; unknown validation rule
 	EPCIS_PARSE_ERROR: { type: "validation_error", status: 422 },
 	EPCIS_UNKNOWN_RULE: { type: "validation_error", status: 422 },
+	// EPCIS queries: the standard's QueryParameterException, QueryTooLargeException and NoSuchNameException
+	EPCIS_QUERY_PARAMETER_INVALID: { type: "validation_error", status: 422 },
+	EPCIS_QUERY_TOO_LARGE: { type: "validation_error", status: 422 },
+	EPCIS_NO_SUCH_QUERY: { type: "validation_error", status: 422 },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

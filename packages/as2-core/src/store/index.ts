@@ -3,6 +3,7 @@
  * adapters and the engine agree without depending on each other.
  */
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export type * from "./epcis-store.ts";
 export { formatId } from "./format-id.ts";
 export type { ClaimOptions, JobRecord, JobStore, NewJob, ScheduleStore } from "./jobs.ts";
 export type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "./limits.ts";

@@ -1,3 +1,4 @@
+import type { EpcisStore } from "./epcis-store.ts";
 import type { JobStore, ScheduleStore } from "./jobs.ts";
 import type { RateLimitStore, UsageStore } from "./limits.ts";
 import type { MessageStore } from "./message-store.ts";
@@ -46,6 +47,8 @@ export interface As2Store {
 	events: EventStore;
 	webhookEndpoints: WebhookEndpointStore;
 	webhookDeliveries: WebhookDeliveryStore;
+	/** Indexed EPCIS events of message payloads (`POST /v1/epcis/query`). */
+	epcis: EpcisStore;
 	idempotency: IdempotencyStore;
 	rateLimits: RateLimitStore;
 	usage: UsageStore;

@@ -13,6 +13,7 @@ import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { as2Routes } from "./routes/as2.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { certificateRoutes } from "./routes/certificates.ts";
+import { epcisRoutes } from "./routes/epcis.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
 import { messageReadRoutes } from "./routes/message-reads.ts";
 import { messageSubmitRoutes } from "./routes/message-submit.ts";
@@ -65,6 +66,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
 	app.route("/v1/messages", messageReadRoutes());
+	app.route("/v1/epcis", epcisRoutes());
 	app.route("/as2", as2Routes(clientIp));
 	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
 	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());

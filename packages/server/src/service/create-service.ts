@@ -6,6 +6,7 @@ import { createAuthenticator } from "./authenticate.ts";
 import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
+import { createEpcisService } from "./epcis/index.ts";
 import { createIdempotency } from "./idempotency.ts";
 import { createMessagePipeline } from "./messages/index.ts";
 import { createMessageReads } from "./messages/message-reads.ts";
@@ -63,6 +64,7 @@ export function createService(options: ServiceOptions) {
 		messages,
 		webhooks: createWebhookService(deps),
 		messageReads: createMessageReads(deps),
+		epcis: createEpcisService(deps),
 	};
 }
 

@@ -41,6 +41,8 @@ const SAMPLE_BODIES: Record<string, unknown> = {
 	"POST /v1/tenants": { name: "Probe tenant" },
 	"POST /v1/api-keys": { name: "probe", scopes: ["messages:read"] },
 	"POST /v1/certificates": { name: "x", type: "partner", usage: "both", certificate: "x" },
+	"POST /v1/epcis/validate": { document: "<x/>" },
+	"POST /v1/epcis/query": { query_type: "SimpleEventQuery", parameters: {} },
 };
 
 type Operation = { method: string; path: string; operationId: string; hasBody: boolean; public: boolean };

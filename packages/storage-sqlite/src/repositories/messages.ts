@@ -1,5 +1,5 @@
 import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
-import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { messages } from "../schema.ts";

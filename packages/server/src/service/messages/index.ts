@@ -1,4 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
+import { createEpcisIndexHandler, EPCIS_INDEX_JOB } from "../epcis/index-job.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { createKeyMaterial } from "./key-material.ts";
 import { MDN_TIMEOUT_SCAN, mdnTimeoutHandler } from "./mdn-timeout.ts";
@@ -19,6 +20,7 @@ export function createMessagePipeline(deps: ServiceDeps) {
 		[SEND_MDN_JOB]: createSendMdnHandler(deps, keys),
 		[SIMULATED_MDN_JOB]: (job) => deliverSimulatedMdn(deps, String(job.payload.messageId)),
 		[MDN_TIMEOUT_SCAN.name]: mdnTimeoutHandler(deps),
+		[EPCIS_INDEX_JOB]: createEpcisIndexHandler(deps),
 	};
 	return {
 		keys,

@@ -12,6 +12,7 @@ import {
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countLiveMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
 import { planOf } from "../plans.ts";
 import { isConflictOn } from "../validation-error.ts";
@@ -152,6 +153,8 @@ export async function processInbound(
 						at,
 					);
 				}
+				// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
+				await enqueueEpcisIndex(tx, record, at);
 				return record;
 			});
 			if (inbound.mdnRequest?.mode === "async") deps.wake();

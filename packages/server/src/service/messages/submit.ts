@@ -3,6 +3,7 @@ import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import type { BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
 import { checkMessageAllowance, countLiveMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
@@ -150,6 +151,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					},
 					at,
 				);
+				// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
+				await enqueueEpcisIndex(tx, record, at);
 				return record;
 			});
 			deps.wake();
