@@ -31,9 +31,7 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
 
 async function readAll(stream: ReadableStream<Uint8Array> | null): Promise<Buffer> {
 	if (!stream) throw new Error("no blob");
-	const chunks: Uint8Array[] = [];
-	for await (const chunk of stream) chunks.push(chunk);
-	return Buffer.concat(chunks);
+	return Buffer.from(await new Response(stream).arrayBuffer());
 }
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
