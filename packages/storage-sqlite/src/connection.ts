@@ -59,13 +59,14 @@ export class SqliteConnection {
 		try {
 			// IMMEDIATE takes the write lock up front, so two processes on one file cannot both
 			// read and then fail to upgrade (SQLITE_BUSY inside the transaction).
-			await this.whileBusy(() => this.db.$client.exec("BEGIN IMMEDIATE"));
+			const client = this.db.$client;
+			await this.whileBusy(() => client.prepare("BEGIN IMMEDIATE").run());
 			try {
 				const result = await this.insideTransaction.run(this, fn);
-				this.db.$client.exec("COMMIT");
+				client.prepare("COMMIT").run();
 				return result;
 			} catch (error) {
-				if (this.db.$client.inTransaction) this.db.$client.exec("ROLLBACK");
+				if (client.inTransaction) client.prepare("ROLLBACK").run();
 				throw error;
 			}
 		} finally {
@@ -79,8 +80,8 @@ export class SqliteConnection {
 	 */
 	private atomically<T>(op: (db: Db) => T): T {
 		const client = this.db.$client;
-		// Prepared (and cached) rather than exec'd: parsing BEGIN and COMMIT again for every
-		// statement cost more than most of the statements they wrap.
+		// Prepared (and cached, statement-cache.ts) rather than exec'd, here and in transaction():
+		// parsing BEGIN and COMMIT again for every statement cost more than most statements.
 		client.prepare("BEGIN").run();
 		try {
 			const result = op(this.db);
