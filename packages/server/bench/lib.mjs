@@ -134,6 +134,13 @@ export function peakRssMb(pid) {
 	return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
+/** CPU seconds (user + system) the process has used so far, from /proc (clock ticks of 10 ms). */
+export function cpuSeconds(pid) {
+	const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+	// Fields 14 and 15 of stat(5) (utime, stime); the split drops the first two.
+	return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export function client(baseUrl, caPem) {
 	const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: caPem });
 	return function call(method, path, { token, body, headers = {}, raw } = {}) {
