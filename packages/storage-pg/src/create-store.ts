@@ -1,0 +1,96 @@
+import type { As2Store } from "@as2kit/core/store";
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import { type Db, PgConnection, type Runner } from "./connection.ts";
+import { applyMigrations } from "./migrate.ts";
+import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
+import { createApiKeyStore } from "./repositories/api-keys.ts";
+import { createCertificateStore } from "./repositories/certificates.ts";
+import { createEpcisStore } from "./repositories/epcis.ts";
+import { createEventStore } from "./repositories/events.ts";
+import { createIdempotencyStore } from "./repositories/idempotency.ts";
+import { createIdStore, sequenceEnsurer } from "./repositories/ids.ts";
+import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
+import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createMessageStore } from "./repositories/messages.ts";
+import { createPartnerStore } from "./repositories/partners.ts";
+import { createSessionStore } from "./repositories/sessions.ts";
+import { createTenantStore } from "./repositories/tenants.ts";
+import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
+import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
+import * as schema from "./schema.ts";
+
+export interface PgStoreOptions {
+	/** `postgres://user:password@host:port/database` (libpq parameters such as `sslmode` work too). */
+	url: string;
+	/** Connections in this instance's pool; default 10. */
+	poolSize?: number;
+	/** How long a statement may run, and a caller may wait for a pooled connection (ms); default 60000. */
+	timeoutMs?: number;
+}
+
+/**
+ * Connects a pool to PostgreSQL, applies the migrations (under an advisory lock, so several
+ * instances may start at once), and returns the storage port over it.
+ *
+ * @example
+ * const store = await createPgStore({ url: process.env.DATABASE_URL! });
+ */
+export async function createPgStore(options: PgStoreOptions): Promise<As2Store> {
+	const timeoutMs = options.timeoutMs ?? 60_000;
+	const pool = new pg.Pool({
+		connectionString: options.url,
+		max: options.poolSize ?? 10,
+		connectionTimeoutMillis: timeoutMs,
+		statement_timeout: timeoutMs,
+		// A transaction left open by a stalled caller must not hold its locks for ever.
+		idle_in_transaction_session_timeout: timeoutMs,
+		application_name: "as2kit",
+	});
+	// An idle client's error (the server restarted, the connection dropped) must not crash
+	// the process: the pool drops that client and the next query opens another.
+	pool.on("error", () => {});
+	try {
+		await applyMigrations(pool);
+	} catch (error) {
+		await pool.end();
+		throw error;
+	}
+	const db = drizzle(pool, { schema }) as Db;
+	const connection = new PgConnection(db);
+	const ensureSequence = sequenceEnsurer(db);
+	let closed: Promise<void> | null = null;
+	const storeOver = (runner: Runner, tx: Db | null): As2Store => {
+		const store: As2Store = {
+			accounts: createAccountStore(runner),
+			users: createUserStore(runner),
+			memberships: createMembershipStore(runner),
+			sessions: createSessionStore(runner),
+			tenants: createTenantStore(runner),
+			apiKeys: createApiKeyStore(runner),
+			partners: createPartnerStore(runner),
+			certificates: createCertificateStore(runner),
+			messages: createMessageStore(runner),
+			events: createEventStore(runner),
+			webhookEndpoints: createWebhookEndpointStore(runner),
+			webhookDeliveries: createWebhookDeliveryStore(runner),
+			epcis: createEpcisStore(runner),
+			idempotency: createIdempotencyStore(runner),
+			rateLimits: createRateLimitStore(runner),
+			usage: createUsageStore(runner),
+			jobs: createJobStore(runner),
+			schedules: createScheduleStore(runner),
+			ids: createIdStore(runner, ensureSequence),
+			// A nested transaction joins the open one.
+			transaction: tx
+				? (fn) => fn(store)
+				: (fn) => connection.transaction((inner) => fn(storeOver(PgConnection.inside(inner), inner))),
+			close: () => {
+				closed ??= pool.end();
+				return closed;
+			},
+		};
+		return store;
+	};
+	return storeOver(connection.root, null);
+}

@@ -1,8 +1,0 @@
-import { describe, expect, it } from "vitest";
-import { PACKAGE_STATUS } from "./index.ts";
-
-describe("@as2kit/storage-pg", () => {
-	it("is a placeholder until its issue lands", () => {
-		expect(PACKAGE_STATUS).toMatch(/^placeholder: /);
-	});
-});

@@ -1,0 +1,134 @@
+import type { CertificateListFilter, CertificateRecord, CertificateStore } from "@as2kit/core/store";
+import { and, asc, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
+import type { Runner } from "../connection.ts";
+import { certificates } from "../schema.ts";
+import { pageOf, totalOver, window } from "./pg-page.ts";
+import { lockPlanLimits } from "./plan-limit-lock.ts";
+
+const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
+const live = isNull(certificates.deletedAt);
+const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
+
+function listConditions(filter: CertificateListFilter): SQL {
+	const owner = filter.includeMaster
+		? or(
+				eq(certificates.tenantId, filter.tenantId),
+				and(isNull(certificates.tenantId), eq(certificates.accountId, filter.includeMaster.accountId)),
+			)!
+		: eq(certificates.tenantId, filter.tenantId);
+	const conditions: SQL[] = [live, owner];
+	if (filter.partnerId) conditions.push(eq(certificates.partnerId, filter.partnerId));
+	if (filter.type) conditions.push(eq(certificates.type, filter.type));
+	if (filter.active !== undefined) conditions.push(eq(certificates.active, filter.active));
+	return and(...conditions)!;
+}
+
+export function createCertificateStore(runner: Runner): CertificateStore {
+	return {
+		create: async (certificate) => {
+			await runner.run((db) => db.insert(certificates).values(certificate));
+		},
+		get: async (accountId, id) => {
+			const [row] = await runner.run((db) =>
+				db
+					.select()
+					.from(certificates)
+					.where(and(eq(certificates.id, id), eq(certificates.accountId, accountId), live)),
+			);
+			return row ? toCertificate(row) : null;
+		},
+		list: (filter, page) =>
+			runner.run(async (db) => {
+				const where = listConditions(filter);
+				const { limit, offset } = window(page);
+				const rows = await db
+					.select({ certificate: certificates, total: totalOver() })
+					.from(certificates)
+					.where(where)
+					.orderBy(desc(certificates.createdAt), desc(certificates.id))
+					.limit(limit)
+					.offset(offset);
+				return pageOf(
+					rows,
+					(row) => toCertificate(row.certificate),
+					offset,
+					async () => (await db.select({ n: count() }).from(certificates).where(where))[0]?.n ?? 0,
+				);
+			}),
+		listFor: async (owner) => {
+			const whose =
+				"partnerId" in owner
+					? eq(certificates.partnerId, owner.partnerId)
+					: and(eq(certificates.tenantId, owner.identityOf), eq(certificates.type, "identity"));
+			const rows = await runner.run((db) =>
+				db
+					.select()
+					.from(certificates)
+					.where(and(live, whose))
+					.orderBy(desc(certificates.notBefore), desc(certificates.createdAt), desc(certificates.id)),
+			);
+			return rows.map(toCertificate);
+		},
+		countUploaded: (accountId) =>
+			runner.atomic(async (db) => {
+				await lockPlanLimits(db, accountId);
+				const [counted] = await db
+					.select({ n: count() })
+					.from(certificates)
+					.where(and(eq(certificates.accountId, accountId), eq(certificates.origin, "uploaded"), live));
+				return counted?.n ?? 0;
+			}),
+		update: async (id, patch) => {
+			const [row] = await runner.run((db) =>
+				db
+					.update(certificates)
+					.set(patch)
+					.where(and(eq(certificates.id, id), live))
+					.returning(),
+			);
+			return row ? toCertificate(row) : null;
+		},
+		softDelete: async (id, at) => {
+			const deleted = await runner.run((db) =>
+				db
+					.update(certificates)
+					.set({ deletedAt: at, active: false, updatedAt: at })
+					.where(and(eq(certificates.id, id), live))
+					.returning({ id: certificates.id }),
+			);
+			return deleted.length === 1;
+		},
+		deactivateForPartner: async (partnerId, at) => {
+			const deactivated = await runner.run((db) =>
+				db
+					.update(certificates)
+					.set({ active: false, updatedAt: at })
+					.where(and(eq(certificates.partnerId, partnerId), eq(certificates.active, true), live))
+					.returning({ id: certificates.id }),
+			);
+			return deactivated.length;
+		},
+		listUnnotified: async (kind, before, limit) => {
+			const rows = await runner.run((db) =>
+				db
+					.select()
+					.from(certificates)
+					.where(and(live, eq(certificates.active, true), lt(certificates.expiresAt, before), isNull(NOTIFIED[kind])))
+					.orderBy(asc(certificates.expiresAt), asc(certificates.id))
+					.limit(limit),
+			);
+			return rows.map(toCertificate);
+		},
+		markNotified: async (id, kind, at) => {
+			// Conditional on the mark still being unset: of racing instances, one updates the row.
+			const marked = await runner.run((db) =>
+				db
+					.update(certificates)
+					.set(kind === "expiring" ? { expiringNotifiedAt: at } : { expiredNotifiedAt: at })
+					.where(and(eq(certificates.id, id), isNull(NOTIFIED[kind])))
+					.returning({ id: certificates.id }),
+			);
+			return marked.length === 1;
+		},
+	};
+}

@@ -1,0 +1,38 @@
+import type { EventRecord, EventStore } from "@as2kit/core/store";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { Runner } from "../connection.ts";
+import { events } from "../schema.ts";
+
+const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
+
+export function createEventStore(runner: Runner): EventStore {
+	return {
+		append: async (event) => {
+			await runner.run((db) => db.insert(events).values(event));
+		},
+		get: (id) =>
+			runner
+				.run((db) => db.select().from(events).where(eq(events.id, id)))
+				.then(([row]) => (row ? toEvent(row) : null)),
+		list: (filter) => {
+			const conditions: SQL[] = [eq(events.accountId, filter.accountId)];
+			if (filter.tenantId) conditions.push(eq(events.tenantId, filter.tenantId));
+			if (filter.kind) conditions.push(eq(events.kind, filter.kind));
+			if (filter.afterId) {
+				// An unknown afterId filters nothing, as in storage-sqlite; seq starts at 1.
+				const after = sql`coalesce((select ${events.seq} from ${events} where ${events.id} = ${filter.afterId}), 0)`;
+				conditions.push(gt(events.seq, after));
+			}
+			return runner
+				.run((db) =>
+					db
+						.select()
+						.from(events)
+						.where(and(...conditions))
+						.orderBy(asc(events.seq))
+						.limit(filter.limit ?? 1000),
+				)
+				.then((rows) => rows.map(toEvent));
+		},
+	};
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "@as2kit/core/store";
+import { and, count, eq, gt, lte, sql } from "drizzle-orm";
+import type { Db, Runner } from "../connection.ts";
+import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
+
+type Bucket = typeof rateBuckets.$inferSelect;
+
+/**
+ * The bucket of `key`, locked until commit. A missing bucket is created full first: a row that
+ * does not exist cannot be locked, and two first requests must not both start from a full one.
+ */
+async function lockBucket(db: Db, key: string, capacity: number, now: Date): Promise<Bucket> {
+	const locked = () => db.select().from(rateBuckets).where(eq(rateBuckets.key, key)).for("update");
+	const [bucket] = await locked();
+	if (bucket) return bucket;
+	await db.insert(rateBuckets).values({ key, tokens: capacity, updatedAt: now }).onConflictDoNothing();
+	const [created] = await locked();
+	return created!;
+}
+
+/** The refill for the time elapsed, then one token taken if there is one (as storage-sqlite). */
+function takeFrom(bucket: Bucket, { capacity, refillPerSecond, now }: BucketOptions): TakeResult & { tokens: number } {
+	const elapsed = Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000;
+	const available = Math.min(capacity, bucket.tokens + elapsed * refillPerSecond);
+	const allowed = available >= 1;
+	const tokens = allowed ? available - 1 : available;
+	return {
+		tokens,
+		allowed,
+		remaining: Math.floor(tokens),
+		resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
+		retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
+	};
+}
+
+export function createRateLimitStore(runner: Runner): RateLimitStore {
+	return {
+		take: (options) =>
+			runner.atomic(async (db) => {
+				const bucket = await lockBucket(db, options.key, options.capacity, options.now);
+				const { tokens, ...result } = takeFrom(bucket, options);
+				await db.update(rateBuckets).set({ tokens, updatedAt: options.now }).where(eq(rateBuckets.key, options.key));
+				return result;
+			}),
+		acquireSlot: ({ key, limit, now, expiresAt }) =>
+			runner.atomic(async (db) => {
+				// Counting and inserting must not interleave with another acquire of the key: the
+				// transaction-scoped lock serialises them, and goes with the commit.
+				await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`rate_slots:${key}`}))`);
+				await db.delete(rateSlots).where(and(eq(rateSlots.key, key), lte(rateSlots.expiresAt, now)));
+				const [held] = await db
+					.select({ n: count() })
+					.from(rateSlots)
+					.where(and(eq(rateSlots.key, key), gt(rateSlots.expiresAt, now)));
+				if ((held?.n ?? 0) >= limit) return null;
+				const id = randomUUID();
+				await db.insert(rateSlots).values({ id, key, expiresAt });
+				return id;
+			}),
+		releaseSlot: async (slotId) => {
+			await runner.run((db) => db.delete(rateSlots).where(eq(rateSlots.id, slotId)));
+		},
+	};
+}
+
+const counterOf = (accountId: string, period: string, metric: string) =>
+	and(eq(usageCounters.accountId, accountId), eq(usageCounters.period, period), eq(usageCounters.metric, metric));
+
+export function createUsageStore(runner: Runner): UsageStore {
+	return {
+		increment: ({ accountId, period, metric, by }) =>
+			runner
+				.run((db) =>
+					db
+						.insert(usageCounters)
+						.values({ accountId, period, metric, value: by })
+						.onConflictDoUpdate({
+							target: [usageCounters.accountId, usageCounters.period, usageCounters.metric],
+							set: { value: sql`${usageCounters.value} + ${by}` },
+						})
+						.returning({ value: usageCounters.value }),
+				)
+				.then(([row]) => row!.value),
+		get: ({ accountId, period, metric }) =>
+			runner
+				.run((db) =>
+					db
+						.select({ value: usageCounters.value })
+						.from(usageCounters)
+						.where(counterOf(accountId, period, metric)),
+				)
+				.then(([row]) => row?.value ?? 0),
+		markThreshold: ({ accountId, period, metric, threshold }) =>
+			runner
+				.run((db) =>
+					db
+						.insert(usageThresholds)
+						.values({ accountId, period, metric, threshold })
+						.onConflictDoNothing()
+						.returning({ threshold: usageThresholds.threshold }),
+				)
+				.then((rows) => rows.length === 1),
+	};
+}

@@ -1,0 +1,114 @@
+import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
+import { and, asc, type Column, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import type { Db, Runner } from "../connection.ts";
+import { messages } from "../schema.ts";
+import { listMessages } from "./message-list.ts";
+
+const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
+
+const outbound = eq(messages.direction, "outbound");
+const inbound = eq(messages.direction, "inbound");
+const failed = eq(messages.status, "failed");
+/** Delivered, or sent without an MDN requested (PartnerTraffic.outboundSucceeded). */
+const succeeded = or(
+	eq(messages.status, "delivered"),
+	and(eq(messages.status, "sent"), eq(messages.mdnStatus, "none")),
+);
+/** The UTC day of creation, as SQLite's strftime('%Y-%m-%d') gives it. */
+const day = sql<string>`to_char(${messages.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+
+const countWhere = (condition: SQL | undefined) => sql<number>`count(*) filter (where ${condition})`.mapWith(Number);
+const averageSeconds = (from: Column, to: Column, condition: SQL) =>
+	sql<number | null>`avg(extract(epoch from ${to} - ${from})) filter (where ${condition})`.mapWith(Number);
+
+async function partnerTraffic(db: Db, tenantId: string, partnerId: string, since: Date): Promise<PartnerTraffic> {
+	const scope = and(eq(messages.tenantId, tenantId), eq(messages.partnerId, partnerId), gt(messages.createdAt, since));
+	const [totals] = await db
+		.select({
+			sent: countWhere(outbound),
+			received: countWhere(inbound),
+			outboundSucceeded: countWhere(and(outbound, succeeded)),
+			outboundFailed: countWhere(and(outbound, failed)),
+			inboundFailed: countWhere(and(inbound, failed)),
+			avgOutboundSeconds: averageSeconds(messages.createdAt, messages.deliveredAt, outbound),
+			avgInboundSeconds: averageSeconds(messages.createdAt, messages.updatedAt, inbound),
+			lastMessageAt: sql<Date | null>`max(${messages.createdAt})`.mapWith(messages.createdAt),
+		})
+		.from(messages)
+		.where(scope);
+	const days = await db
+		.select({ date: day, sent: countWhere(outbound), received: countWhere(inbound), failures: countWhere(failed) })
+		.from(messages)
+		.where(scope)
+		.groupBy(day)
+		.orderBy(day);
+	return { ...totals!, days };
+}
+
+export function createMessageStore(runner: Runner): MessageStore {
+	return {
+		create: async (message) => {
+			await runner.run((db) => db.insert(messages).values(message));
+		},
+		get: async (tenantId, id) => {
+			const [row] = await runner.run((db) =>
+				db
+					.select()
+					.from(messages)
+					.where(and(eq(messages.id, id), eq(messages.tenantId, tenantId))),
+			);
+			return row ? toMessage(row) : null;
+		},
+		getById: async (id) => {
+			const [row] = await runner.run((db) => db.select().from(messages).where(eq(messages.id, id)));
+			return row ? toMessage(row) : null;
+		},
+		findByMessageId: async (tenantId, messageId, filter) => {
+			const [row] = await runner.run((db) =>
+				db
+					.select()
+					.from(messages)
+					.where(
+						and(
+							eq(messages.tenantId, tenantId),
+							eq(messages.messageId, messageId),
+							eq(messages.direction, filter.direction),
+							filter.partnerId ? eq(messages.partnerId, filter.partnerId) : undefined,
+						),
+					)
+					.orderBy(desc(messages.createdAt))
+					.limit(1),
+			);
+			return row ? toMessage(row) : null;
+		},
+		list: (tenantId, filter, page) => runner.run((db) => listMessages(db, tenantId, filter, page)),
+		transition: async (id, from, patch) => {
+			// One conditional UPDATE: of workers racing on a message, one finds it still in `from`
+			// (the others wait on its row lock, then re-check the status and update nothing).
+			const [row] = await runner.run((db) =>
+				db
+					.update(messages)
+					.set(patch)
+					.where(and(eq(messages.id, id), inArray(messages.status, [...from])))
+					.returning(),
+			);
+			return row ? toMessage(row) : null;
+		},
+		update: async (id, patch) => {
+			const [row] = await runner.run((db) => db.update(messages).set(patch).where(eq(messages.id, id)).returning());
+			return row ? toMessage(row) : null;
+		},
+		listMdnOverdue: async (now, limit) => {
+			const rows = await runner.run((db) =>
+				db
+					.select()
+					.from(messages)
+					.where(and(eq(messages.mdnStatus, "pending"), eq(messages.status, "sent"), lt(messages.mdnDeadline, now)))
+					.orderBy(asc(messages.mdnDeadline))
+					.limit(limit),
+			);
+			return rows.map(toMessage);
+		},
+		partnerTraffic: (tenantId, partnerId, since) => runner.run((db) => partnerTraffic(db, tenantId, partnerId, since)),
+	};
+}
