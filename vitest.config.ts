@@ -14,6 +14,8 @@ export default defineConfig({
 			"test/**/*.test.ts",
 			"examples/**/*.test.ts",
 		],
+		// One PostgreSQL for the run (issue #8): a throwaway cluster unless PG_TEST_URL is set.
+		globalSetup: ["test/pg/global-setup.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 		pool: "forks",
