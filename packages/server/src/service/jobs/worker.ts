@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { setImmediate } from "node:timers/promises";
 import type { As2Store, JobRecord } from "@as2kit/core/store";
 import type { Logger } from "../deps.ts";
@@ -49,7 +50,8 @@ export function createWorker(options: WorkerOptions): Worker {
 	const concurrency = options.concurrency ?? 8;
 	const leaseMs = options.leaseMs ?? 60_000;
 	const pollMs = options.pollMs ?? 500;
-	const workerId = options.workerId ?? `worker-${randomUUID()}`;
+	// host:pid:random — an operator (or a test) reading jobs.locked_by sees which process holds a job.
+	const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 	const kinds = Object.keys(handlers);
 	const running = new Set<Promise<void>>();
 	const stopping = new AbortController();
