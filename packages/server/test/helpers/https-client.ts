@@ -5,7 +5,7 @@ export function httpsClient(baseUrl: string, caPem: string) {
 	return function call(
 		method: string,
 		path: string,
-		options: { token?: string; body?: unknown; timeoutMs?: number } = {},
+		options: { token?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {},
 		// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
 	): Promise<{ status: number; json: any; text: string }> {
 		return new Promise((resolve, reject) => {
@@ -18,6 +18,7 @@ export function httpsClient(baseUrl: string, caPem: string) {
 					headers: {
 						...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
 						...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+						...options.headers,
 					},
 					timeout: options.timeoutMs ?? 30_000,
 				},
