@@ -1,5 +1,5 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|messages-list|epcis` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|messages-list|epcis|instances` runs one.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ const benches = {
 	webhooks: "webhooks.mjs",
 	"messages-list": "messages-list.mjs",
 	epcis: "epcis-query.mjs",
+	instances: "instances.mjs",
 };
 const only = process.argv[2];
 let failed = false;

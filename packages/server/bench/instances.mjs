@@ -1,0 +1,161 @@
+// Issue #8 benchmark: delivered messages per second with 1, 2 and 3 sender instances on one
+// PostgreSQL database (shared blob directory and master key), against the single SQLite
+// instance, in the same run. Same traffic as the throughput bench (5a): 10 KB EDI, sha256 +
+// aes256 + compression + signed sync MDN over loopback HTTPS, to one receiving instance.
+// PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { connect, createPki, setupTenant, startServer, summary } from "./lib.mjs";
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1500);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const segment = "LIN*1*BP*0123456789*VP*ABC-123~PO1*1*10*EA*9.95**BP*0123456789~PID*F****WIDGET, BLUE~\n";
+const edi =
+	`ISA*00*          *00*          *ZZ*ALPHA*ZZ*BETA~\n${segment.repeat(Math.ceil(10240 / segment.length))}`.slice(
+		0,
+		10240,
+	);
+
+let cluster = null;
+let maintenanceUrl = process.env.PG_TEST_URL ?? null;
+if (!maintenanceUrl) {
+	const bin = findPostgresBin();
+	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
+	cluster = await startCluster(bin);
+	maintenanceUrl = cluster.url;
+}
+let databases = 0;
+
+async function admin(sql) {
+	const client = new pg.Client({ connectionString: maintenanceUrl });
+	await client.connect();
+	try {
+		await client.query(sql);
+	} finally {
+		await client.end();
+	}
+}
+
+/** One run: `instances` senders on `storage`; delivered messages per second. */
+async function run(storage, instances) {
+	const pki = createPki();
+	const shared = mkdtempSync(join(tmpdir(), "as2kit-bench-shared-"));
+	let databaseUrl = null;
+	let dbName = null;
+	if (storage === "pg") {
+		dbName = `as2kit_bench_${process.pid}_${++databases}`;
+		await admin(`create database ${dbName}`);
+		const url = new URL(maintenanceUrl);
+		url.pathname = `/${dbName}`;
+		databaseUrl = url.toString();
+	}
+	const masterKey = randomBytes(32).toString("hex");
+	const senders = [];
+	const receiver = await startServer("receiver", pki);
+	try {
+		for (let i = 0; i < instances; i++) {
+			const env =
+				storage === "pg"
+					? { DATABASE_URL: databaseUrl, BLOB_DIR: join(shared, "blobs"), AS2_MASTER_KEY: masterKey }
+					: {};
+			senders.push(await startServer(`sender${i}`, pki, env));
+		}
+		const ta = await setupTenant(senders[0], "Alpha");
+		const tb = await setupTenant(receiver, "Beta");
+		const partner = await connect(senders[0], ta, receiver, tb, pki, {
+			sign: true,
+			encrypt: true,
+			compress: true,
+			mdn_mode: "sync",
+			mdn: { signed: true },
+		});
+		await connect(receiver, tb, senders[0], ta, pki);
+		const delivered = storage === "pg" ? pgCounter(databaseUrl) : sqliteCounter(join(senders[0].dir, "as2.sqlite"));
+		const started = performance.now();
+		let next = 0;
+		await Promise.all(
+			Array.from({ length: CONCURRENCY }, async () => {
+				while (next < MESSAGES) {
+					const n = next++;
+					const r = await senders[n % instances].call("POST", "/v1/messages", {
+						token: ta.key,
+						body: { partner_id: partner, content_type: "application/edi-x12", payload: { content: edi } },
+					});
+					if (r.status !== 202) throw new Error(`POST ${r.status} ${r.text}`);
+				}
+			}),
+		);
+		for (let i = 0; ; i++) {
+			const { delivered: done, failed } = await delivered.count();
+			if (failed) throw new Error(`${failed} messages failed`);
+			if (done >= MESSAGES) break;
+			if (i > 12_000) throw new Error("messages were not delivered in 5 minutes");
+			await new Promise((r) => setTimeout(r, 25));
+		}
+		const perSecond = (MESSAGES / (performance.now() - started)) * 1000;
+		await delivered.close();
+		return perSecond;
+	} finally {
+		await Promise.all([...senders, receiver].map((s) => s.stop()));
+		pki.cleanup();
+		rmSync(shared, { recursive: true, force: true });
+		if (dbName) await admin(`drop database if exists ${dbName} with (force)`);
+	}
+}
+
+function pgCounter(url) {
+	const pool = new pg.Pool({ connectionString: url, max: 1 });
+	return {
+		async count() {
+			const { rows } = await pool.query(
+				"select count(*) filter (where status = 'delivered')::int as delivered, count(*) filter (where status = 'failed')::int as failed from messages",
+			);
+			return rows[0];
+		},
+		close: () => pool.end(),
+	};
+}
+
+function sqliteCounter(path) {
+	const db = new Database(path, { readonly: true });
+	const statement = db.prepare(
+		"select count(*) filter (where status = 'delivered') as delivered, count(*) filter (where status = 'failed') as failed from messages",
+	);
+	return { count: async () => statement.get(), close: async () => db.close() };
+}
+
+const configurations = [
+	["sqlite", 1],
+	["pg", 1],
+	["pg", 2],
+	["pg", 3],
+];
+const results = new Map(configurations.map(([s, n]) => [`${s}×${n}`, []]));
+try {
+	// Interleaved, so that drift of the machine over the run touches every configuration alike.
+	for (let r = 0; r < RUNS; r++) {
+		for (const [storage, instances] of configurations) {
+			const perSecond = await run(storage, instances);
+			results.get(`${storage}×${instances}`).push(perSecond);
+			console.log(`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s`);
+		}
+	}
+} finally {
+	cluster?.stop();
+}
+const reference = summary(results.get("sqlite×1")).median;
+console.log(
+	`(8) delivered/s by instances, ${MESSAGES} × 10 KB EDI, sha256 + aes256 + zlib + signed sync MDN, ${cpus().length} cores, one receiver`,
+);
+for (const [name, values] of results) {
+	const s = summary(values);
+	console.log(
+		`    ${name.padEnd(9)} median ${s.median.toFixed(0)}/s (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, noise ${s.noisePct.toFixed(1)}%)  ${(s.median / reference).toFixed(2)}× SQLite single`,
+	);
+}
