@@ -31,12 +31,13 @@ export interface TestDatabase {
 	drop(): Promise<void>;
 }
 
-/** A new database, migrated and empty. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A new database, migrated and empty; with `unmigrated`, without even the migrations. */
+export async function createTestDatabase(options: { unmigrated?: boolean } = {}): Promise<TestDatabase> {
 	const maintenanceUrl = pgUrl();
 	if (!maintenanceUrl) throw new Error("no test PostgreSQL (see test/pg/global-setup.ts)");
 	const name = `as2kit_t${process.pid}_${++counter}`;
-	await admin(maintenanceUrl, (client) => client.query(`create database ${name} template ${TEMPLATE}`));
+	const template = options.unmigrated ? "template0" : TEMPLATE;
+	await admin(maintenanceUrl, (client) => client.query(`create database ${name} template ${template}`));
 	return {
 		url: withDatabase(maintenanceUrl, name),
 		drop: async () => {

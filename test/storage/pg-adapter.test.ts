@@ -1,0 +1,59 @@
+/**
+ * storage-pg behaviour beyond the conformance suite: what several instances on one database
+ * need of the adapter itself.
+ */
+import { createPgStore } from "@as2kit/storage-pg";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, pgUrl } from "../pg/databases.ts";
+import { account } from "./suites/fixtures.ts";
+
+describe.skipIf(pgUrl() === null)("storage-pg", () => {
+	it("migrates once when several instances start on an empty database at the same moment", async () => {
+		const database = await createTestDatabase({ unmigrated: true });
+		try {
+			const stores = await Promise.all(
+				Array.from({ length: 4 }, () => createPgStore({ url: database.url, poolSize: 2 })),
+			);
+			const client = new pg.Client({ connectionString: database.url });
+			await client.connect();
+			const applied = await client.query("select count(*)::int as n from drizzle.__drizzle_migrations");
+			await client.end();
+			expect(applied.rows[0].n).toBe(2);
+			await stores[0]!.accounts.create(account("acc_000001"));
+			expect(await stores[3]!.accounts.get("acc_000001")).not.toBeNull();
+			await Promise.all(stores.map((store) => store.close()));
+		} finally {
+			await database.drop();
+		}
+	});
+
+	it("hands out ids without gaps between instances and without waiting for open transactions", async () => {
+		const database = await createTestDatabase();
+		const [a, b] = await Promise.all([
+			createPgStore({ url: database.url, poolSize: 2 }),
+			createPgStore({ url: database.url, poolSize: 2 }),
+		]);
+		try {
+			let release!: () => void;
+			const gate = new Promise<void>((resolve) => {
+				release = resolve;
+			});
+			// A transaction holding its id open must not hold up another instance's ids.
+			const open = a.transaction(async (tx) => {
+				const id = await tx.ids.next("msg_");
+				await gate;
+				return id;
+			});
+			const others = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).ids.next("msg_")));
+			release();
+			const all = [await open, ...others].sort();
+			expect(new Set(all).size).toBe(21);
+			expect(all[0]).toBe("msg_000001");
+			expect(all.at(-1)).toBe("msg_000021");
+		} finally {
+			await Promise.all([a.close(), b.close()]);
+			await database.drop();
+		}
+	});
+});
