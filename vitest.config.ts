@@ -8,16 +8,38 @@ export default defineConfig({
 	resolve: { conditions },
 	ssr: { resolve: { conditions, externalConditions: conditions } },
 	test: {
-		include: [
-			"packages/*/src/**/*.test.ts",
-			"packages/*/test/**/*.test.ts",
-			"test/**/*.test.ts",
-			"examples/**/*.test.ts",
-		],
-		// One PostgreSQL for the run (issue #8): a throwaway cluster unless PG_TEST_URL is set.
+		// One PostgreSQL per project (issue #8): a throwaway cluster unless PG_TEST_URL is set.
 		globalSetup: ["test/pg/global-setup.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 		pool: "forks",
+		projects: [
+			{
+				extends: true,
+				test: {
+					name: "all",
+					include: [
+						"packages/*/src/**/*.test.ts",
+						"packages/*/test/**/*.test.ts",
+						"test/**/*.test.ts",
+						"examples/**/*.test.ts",
+					],
+				},
+			},
+			{
+				// The REST surface unchanged on PostgreSQL: the HTTP tests again, each test app on
+				// a fresh PostgreSQL database (packages/server/test/helpers/test-app.ts).
+				extends: true,
+				test: {
+					name: "rest-on-postgresql",
+					include: [
+						"packages/server/test/http/**/*.test.ts",
+						"packages/server/test/webhooks/endpoints.test.ts",
+						"packages/server/test/service/certificate-expiry.test.ts",
+					],
+					env: { AS2KIT_TEST_STORE: "pg" },
+				},
+			},
+		],
 	},
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { As2Store } from "@as2kit/core/store";
 import { createSqliteStore } from "@as2kit/storage-sqlite";
+import { createDeferredPgStore } from "../../../../test/pg/deferred-store.ts";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
 import { createApp } from "../../src/http/app.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
@@ -43,7 +44,9 @@ export interface TestResponse {
 
 /**
  * The app on an in-memory SQLite store (or the database at `options.url`, e.g. to reopen it as
- * a restarted process would); scrypt at a test cost (2^10) to keep tests fast.
+ * a restarted process would); scrypt at a test cost (2^10) to keep tests fast. With
+ * `AS2KIT_TEST_STORE=pg` (the "rest-on-postgresql" project of vitest.config.ts) the store is a
+ * fresh PostgreSQL database instead, so the same REST tests show the surface unchanged on it.
  */
 export function createTestApp(
 	config: Partial<ServiceConfig> = {},
@@ -52,7 +55,10 @@ export function createTestApp(
 ): TestApp {
 	const clock = options.clock ?? new TestClock();
 	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
-	const store = createSqliteStore({ url: options.url ?? ":memory:" });
+	const store =
+		process.env.AS2KIT_TEST_STORE === "pg" && !options.url
+			? createDeferredPgStore()
+			: createSqliteStore({ url: options.url ?? ":memory:" });
 	const service = createService({
 		store,
 		blobs: createFsBlobStore(blobDir),
