@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../service/config.ts";
+import { configFromEnv } from "./config-from-env.ts";
+
+describe("configFromEnv", () => {
+	it("defaults the retry schedules to the spec's (webhooks: 0 s, 15 s, 15 min, 1 h, 6 h, 24 h) and the job lease to 60 s", () => {
+		const config = configFromEnv({});
+		expect(config.AS2_WEBHOOK_RETRY_DELAYS).toEqual([0, 15, 900, 3600, 21600, 86400]);
+		expect(config.AS2_SEND_RETRY_DELAYS).toEqual([0, 60, 300, 900, 3600]);
+		expect(config.AS2_JOB_LEASE_SECONDS).toBe(60);
+		expect(config.DATABASE_URL).toBe("./data/as2.sqlite");
+		// The engine's own defaults agree, and a webhook attempt times out after 30 s (spec, Delivery).
+		expect(DEFAULT_CONFIG.webhookRetryDelays).toEqual(config.AS2_WEBHOOK_RETRY_DELAYS);
+		expect(DEFAULT_CONFIG.webhookTimeoutSeconds).toBe(30);
+	});
+
+	it("reads schedules as comma-separated seconds and names each bad variable", () => {
+		expect(configFromEnv({ AS2_WEBHOOK_RETRY_DELAYS: "0,5,10" }).AS2_WEBHOOK_RETRY_DELAYS).toEqual([0, 5, 10]);
+		const refusal = (() => {
+			try {
+				configFromEnv({ AS2_WEBHOOK_RETRY_DELAYS: "0, 5", PORT: "http" });
+			} catch (error) {
+				return String(error);
+			}
+		})();
+		expect(refusal).toMatch(/AS2_WEBHOOK_RETRY_DELAYS: must be comma-separated whole seconds/);
+		expect(refusal).toMatch(/PORT: /);
+	});
+
+	it("takes DATABASE_URL as given: a postgres:// URL selects storage-pg (open-store.ts)", () => {
+		const url = "postgres://as2kit:secret@db.internal:5432/as2kit";
+		expect(configFromEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+	});
+});
