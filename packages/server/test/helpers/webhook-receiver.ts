@@ -7,6 +7,8 @@ export interface ReceivedRequest {
 	path: string;
 	headers: IncomingHttpHeaders;
 	body: string;
+	/** The body's bytes as received (for binary AS2 bodies). */
+	raw: Buffer;
 	// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
 	json: any;
 }
@@ -45,8 +47,9 @@ export async function startReceiver(
 		const chunks: Buffer[] = [];
 		req.on("data", (chunk: Buffer) => chunks.push(chunk));
 		req.on("end", async () => {
-			const body = Buffer.concat(chunks).toString("utf8");
-			const request: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, json: safeJson(body) };
+			const raw = Buffer.concat(chunks);
+			const body = raw.toString("utf8");
+			const request: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, raw, json: safeJson(body) };
 			const index = receiver.requests.push(request) - 1;
 			receiver.inFlight++;
 			receiver.maxInFlight = Math.max(receiver.maxInFlight, receiver.inFlight);
