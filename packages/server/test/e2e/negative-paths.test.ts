@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { MessageRecord } from "@as2kit/core/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mdnTimeoutHandler } from "../../src/service/messages/mdn-timeout.ts";
 import { makeCertificates } from "../helpers/certs.ts";
 import { addPartner, freePort, type Peer, startPair } from "../helpers/peers.ts";
@@ -70,6 +70,44 @@ const kinds = async (peer: Peer, id: string) =>
 		.map((e) => e.kind);
 const inboundCount = async (peer: Peer) =>
 	(await peer.server.store.messages.list(peer.tenantId, { direction: "inbound" }, { page: 1, perPage: 1 })).total;
+const eventCount = async (peer: Peer) =>
+	(await peer.server.store.events.list({ accountId: peer.accountId, limit: 100_000 })).length;
+/** The `message.failed` event of `id`: error_code and error_message as the spec lists them. */
+const failedEvent = async (peer: Peer, id: string) =>
+	(await peer.server.store.events.list({ accountId: peer.accountId, kind: "message.failed", limit: 100_000 })).find(
+		(e) => e.data.id === id,
+	);
+
+/**
+ * Runs `action` against `peer` and checks it left nothing behind: no message, no event, no
+ * receive or MDN job, and every blob it wrote (a streamed body) deleted again.
+ */
+async function leavesNoTrace(peer: Peer, action: () => Promise<void>) {
+	const totalMessages = async () =>
+		(await peer.server.store.messages.list(peer.tenantId, {}, { page: 1, perPage: 1 })).total;
+	const as2Jobs = async () =>
+		(await peer.server.store.jobs.list()).filter((j) => j.kind === "message.receive" || j.kind === "mdn.send").length;
+	const before = { messages: await totalMessages(), events: await eventCount(peer), jobs: await as2Jobs() };
+	const blobs = peer.server.service.deps.blobs;
+	const put = vi.spyOn(blobs, "put");
+	const removed = vi.spyOn(blobs, "delete");
+	let puts: Array<Promise<{ key: string }>> = [];
+	let deletes: string[] = [];
+	try {
+		await action();
+	} finally {
+		// Read before restoring: restoring a spy clears what it recorded.
+		puts = put.mock.results.map((r) => r.value);
+		deletes = removed.mock.calls.map(([key]) => key);
+		put.mockRestore();
+		removed.mockRestore();
+	}
+	expect({ messages: await totalMessages(), events: await eventCount(peer), jobs: await as2Jobs() }).toEqual(before);
+	const written = (await Promise.all(puts)).map((b) => b.key);
+	expect(deletes).toEqual(expect.arrayContaining(written));
+	for (const key of written) expect(await blobs.stat(key), key).toBeNull();
+	return written;
+}
 
 async function postRaw(peer: Peer, headers: Record<string, string>, body: string) {
 	const response = await peer.server.app.request("/as2/receive", { method: "POST", headers, body });
@@ -77,36 +115,71 @@ async function postRaw(peer: Peer, headers: Record<string, string>, body: string
 }
 
 describe("routing", () => {
-	it("an unknown AS2-To gets a negative MDN when a sync MDN was asked for, and 404 otherwise", async () => {
+	it("an unknown AS2-To gets a negative MDN when a sync MDN was asked for, and 404 otherwise; nothing is kept", async () => {
 		const headers = {
 			"as2-from": pair.a.as2Id,
 			"as2-to": "NOBODY",
 			"message-id": "<x1@test>",
 			"content-type": "text/plain",
 		};
-		const withMdn = await postRaw(pair.b, { ...headers, "disposition-notification-to": "a@example.com" }, "hello");
-		expect(withMdn.status).toBe(200);
-		expect(withMdn.headers.get("content-type")).toMatch(/^multipart\/report/);
-		expect(withMdn.text).toMatch(/processed\/error: unknown-trading-partner/);
-		expect((await postRaw(pair.b, headers, "hello")).status).toBe(404);
+		await leavesNoTrace(pair.b, async () => {
+			const withMdn = await postRaw(pair.b, { ...headers, "disposition-notification-to": "a@example.com" }, "hello");
+			expect(withMdn.status).toBe(200);
+			expect(withMdn.headers.get("content-type")).toMatch(/^multipart\/report/);
+			expect(withMdn.text).toMatch(/processed\/error: unknown-trading-partner/);
+			expect((await postRaw(pair.b, headers, "hello")).status).toBe(404);
+			// An async MDN asked for: no MDN is POSTed to a URL an unknown sender chose, 404 at once.
+			const asyncMdn = await postRaw(
+				pair.b,
+				{
+					...headers,
+					"disposition-notification-to": "a@example.com",
+					"receipt-delivery-option": `${pair.a.baseUrl}/as2/receive`,
+				},
+				"hello",
+			);
+			expect(asyncMdn.status).toBe(404);
+		});
 	});
 
-	it("an unknown AS2-From gets a signed negative MDN from the tenant", async () => {
-		const response = await postRaw(
-			pair.b,
-			{
-				"as2-from": "STRANGER",
-				"as2-to": pair.b.as2Id,
-				"message-id": "<x2@test>",
-				"content-type": "text/plain",
-				"disposition-notification-to": "s@example.com",
-				"disposition-notification-options":
-					"signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256",
-			},
-			"hello",
-		);
-		expect(response.headers.get("content-type")).toMatch(/^multipart\/signed/);
-		expect(response.text).toMatch(/unknown-trading-partner/);
+	it("an unknown AS2-From gets a signed negative MDN from the tenant; nothing is kept", async () => {
+		await leavesNoTrace(pair.b, async () => {
+			const response = await postRaw(
+				pair.b,
+				{
+					"as2-from": "STRANGER",
+					"as2-to": pair.b.as2Id,
+					"message-id": "<x2@test>",
+					"content-type": "text/plain",
+					"disposition-notification-to": "s@example.com",
+					"disposition-notification-options":
+						"signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256",
+				},
+				"hello",
+			);
+			expect(response.headers.get("content-type")).toMatch(/^multipart\/signed/);
+			expect(response.text).toMatch(/unknown-trading-partner/);
+		});
+	});
+
+	it("an unknown AS2-From without a sync MDN request: 404, and its streamed body is deleted", async () => {
+		const written = await leavesNoTrace(pair.b, async () => {
+			const response = await postRaw(
+				pair.b,
+				{
+					"as2-from": "STRANGER",
+					"as2-to": pair.b.as2Id,
+					"message-id": "<x3@test>",
+					"content-type": "application/octet-stream",
+					"disposition-notification-to": "s@example.com",
+					"receipt-delivery-option": `${pair.a.baseUrl}/as2/receive`,
+				},
+				"x".repeat(4096),
+			);
+			expect(response.status).toBe(404);
+		});
+		// No Content-Length: the body went to the blob store before routing refused it.
+		expect(written).toHaveLength(1);
 	});
 });
 
@@ -143,8 +216,30 @@ describe("security failures come back as negative MDNs and fail the message", ()
 			certificate: wrong.certPem,
 		});
 		try {
+			const bEvents = await eventCount(pair.b);
+			const before = await inboundCount(pair.b);
 			const failed = await settled(pair.a, await send({ sign: false }));
-			expect(failed).toMatchObject({ status: "failed", errorCode: "DECRYPTION_FAILED" });
+			expect(failed).toMatchObject({ status: "failed", errorCode: "DECRYPTION_FAILED", mdnStatus: "received" });
+			// The disposition B sent (RFC 4130 §7.4.3), in a receipt signed by B.
+			expect(failed.mdnData?.disposition).toMatch(
+				/^automatic-action\/MDN-sent-automatically; processed\/error: decryption-failed$/,
+			);
+			// A holds the wrong certificate for B here, so it cannot verify B's signed receipt either:
+			// the message fails on the disposition alone.
+			expect(failed.mdnData).toMatchObject({
+				signed: true,
+				signatureValid: false,
+				originalMessageId: failed.messageId,
+			});
+			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
+			expect((await failedEvent(pair.a, failed.id))?.data).toMatchObject({
+				status: "failed",
+				error_code: "DECRYPTION_FAILED",
+				error_message: expect.stringMatching(/decryption-failed/),
+			});
+			// B kept nothing and wrote no event (no message.received).
+			expect(await inboundCount(pair.b)).toBe(before);
+			expect(await eventCount(pair.b)).toBe(bEvents);
 		} finally {
 			await pair.a.call("DELETE", `/v1/certificates/${planted.json.data.id}`);
 			for (const c of certs) await pair.a.call("POST", `/v1/certificates/${c.id}/activate`);
@@ -154,8 +249,25 @@ describe("security failures come back as negative MDNs and fail the message", ()
 	it("unsigned where B requires signing: insufficient-message-security → INSUFFICIENT_MESSAGE_SECURITY", async () => {
 		await pair.b.call("PATCH", `/v1/partners/${partnerOnB}`, { inbound: { require_signed: true } });
 		try {
+			const bEvents = await eventCount(pair.b);
+			const before = await inboundCount(pair.b);
 			const failed = await settled(pair.a, await send({ sign: false, encrypt: false }));
-			expect(failed).toMatchObject({ status: "failed", errorCode: "INSUFFICIENT_MESSAGE_SECURITY" });
+			expect(failed).toMatchObject({
+				status: "failed",
+				errorCode: "INSUFFICIENT_MESSAGE_SECURITY",
+				mdnStatus: "received",
+			});
+			expect(failed.mdnData?.disposition).toMatch(
+				/^automatic-action\/MDN-sent-automatically; processed\/error: insufficient-message-security$/,
+			);
+			expect(failed.mdnData).toMatchObject({ signed: true, signatureValid: true });
+			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
+			expect((await failedEvent(pair.a, failed.id))?.data).toMatchObject({
+				status: "failed",
+				error_code: "INSUFFICIENT_MESSAGE_SECURITY",
+			});
+			expect(await inboundCount(pair.b)).toBe(before);
+			expect(await eventCount(pair.b)).toBe(bEvents);
 		} finally {
 			await pair.b.call("PATCH", `/v1/partners/${partnerOnB}`, { inbound: { require_signed: null } });
 		}
