@@ -22,6 +22,7 @@ describe("configFromEnv", () => {
 			} catch (error) {
 				return String(error);
 			}
+			return "no error";
 		})();
 		expect(refusal).toMatch(/AS2_WEBHOOK_RETRY_DELAYS: must be comma-separated whole seconds/);
 		expect(refusal).toMatch(/PORT: /);
