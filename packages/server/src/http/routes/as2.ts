@@ -16,6 +16,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			body: c.req.raw.body,
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
+			log: c.var.log,
 		});
 		const body = response.body;
 		return new Response(body.byteLength > 0 ? (body as Uint8Array<ArrayBuffer>) : null, {

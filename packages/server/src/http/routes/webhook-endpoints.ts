@@ -151,7 +151,11 @@ export function webhookEndpointRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { deliveryId, outcome } = await c.var.service.webhooks.test(c.var.principal, c.req.param("webhook_id"));
+				const { deliveryId, outcome } = await c.var.service.webhooks.test(
+					c.var.principal,
+					c.req.param("webhook_id"),
+					c.var.log,
+				);
 				const succeeded = outcome.status === "succeeded";
 				return c.json({
 					message: succeeded ? "Test event delivered" : "Test event delivery failed",

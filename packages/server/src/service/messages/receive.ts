@@ -9,7 +9,7 @@ import {
 	stripMessageId,
 } from "@as2kit/core";
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
-import type { ServiceDeps } from "../deps.ts";
+import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
@@ -30,6 +30,11 @@ export interface ReceiveRequest {
 	/** Content-Length when the client sent one. */
 	contentLength: number | null;
 	clientIp: string;
+	/**
+	 * The request's logger (bound to its requestId): what the engine logs while answering goes
+	 * there, so every log line of a request carries its id (README, LOG_LEVEL).
+	 */
+	log?: Logger;
 }
 
 export type ReceiveResponse = MdnReply | { status: number; headers: Array<[string, string]>; body: Uint8Array };
@@ -117,10 +122,11 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 		}
 		const blobKey = body instanceof Uint8Array ? null : body.blobKey;
 		let keepBlob = false;
+		const logged = request.log ? { ...deps, logger: request.log } : deps;
 		try {
 			if (await isMdnRequest(deps, headers, body)) {
 				if (!partner) return text(404, `no partner with the AS2 id ${from}`);
-				return await receiveAsyncMdn(deps, keys, { tenant, partner, headers, body });
+				return await receiveAsyncMdn(logged, keys, { tenant, partner, headers, body });
 			}
 			if (!partner)
 				return refuse(new As2Error("UNKNOWN_TRADING_PARTNER", `tenant ${to} has no active partner ${from}`), context);
@@ -150,7 +156,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 				deps.wake();
 				return text(200, "The AS2 message was received; its MDN follows asynchronously.");
 			}
-			const outcome = await processInbound(deps, keys, inbound);
+			const outcome = await processInbound(logged, keys, inbound);
 			const identity = await keys.signingIdentity(tenant.id, now()).catch(() => null);
 			return replyMdn({
 				original: { messageId: inbound.messageId, from, to, mdnRequest },

@@ -7,7 +7,7 @@ import type {
 	WebhookEndpointRecord,
 	WebhookEndpointStats,
 } from "@as2kit/core/store";
-import type { ServiceDeps } from "../deps.ts";
+import type { Logger, ServiceDeps } from "../deps.ts";
 import { eventEnvelope } from "../events.ts";
 import { type Principal, requirePermission } from "../principal.ts";
 import { fieldError, notFound } from "../validation-error.ts";
@@ -144,7 +144,12 @@ export function createWebhookService(deps: ServiceDeps) {
 		 * made by this request (also to an inactive endpoint, to check it before activating),
 		 * recorded in the delivery log and stats, never retried automatically.
 		 */
-		async test(principal: Principal, id: string): Promise<{ deliveryId: string; outcome: AttemptOutcome }> {
+		async test(
+			principal: Principal,
+			id: string,
+			/** The request's logger (bound to its requestId), for what the attempt logs. */
+			log?: Logger,
+		): Promise<{ deliveryId: string; outcome: AttemptOutcome }> {
 			requirePermission(principal, "webhooks:write");
 			const endpoint = await visibleEndpoint(principal, id);
 			const at = now();
@@ -175,7 +180,13 @@ export function createWebhookService(deps: ServiceDeps) {
 				updatedAt: at,
 			};
 			await store.webhookDeliveries.create(delivery);
-			const outcome = await attemptDelivery(attemptContext(), delivery, lockedBy, "test");
+			const context = attemptContext();
+			const outcome = await attemptDelivery(
+				log ? { ...context, deps: { ...context.deps, logger: log } } : context,
+				delivery,
+				lockedBy,
+				"test",
+			);
 			if (!outcome) throw notFound("webhook endpoint");
 			return { deliveryId: delivery.id, outcome };
 		},
