@@ -8,6 +8,7 @@ import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
 import { createApp } from "../../src/http/app.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
 import { createService, type Service } from "../../src/service/create-service.ts";
+import type { Logger } from "../../src/service/deps.ts";
 
 /** A clock the test moves by hand. */
 export class TestClock {
@@ -51,7 +52,7 @@ export interface TestResponse {
 export function createTestApp(
 	config: Partial<ServiceConfig> = {},
 	extraRoutes?: (app: ReturnType<typeof createApp>) => void,
-	options: { url?: string; clock?: TestClock } = {},
+	options: { url?: string; clock?: TestClock; logger?: Logger } = {},
 ): TestApp {
 	const clock = options.clock ?? new TestClock();
 	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
@@ -63,6 +64,7 @@ export function createTestApp(
 		store,
 		blobs: createFsBlobStore(blobDir),
 		now: clock.now,
+		...(options.logger ? { logger: options.logger } : {}),
 		config: { masterKey: new Uint8Array(32).fill(7), passwordCostLog2: 10, ...config },
 	});
 	const app = createApp({ service });
