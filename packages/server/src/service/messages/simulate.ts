@@ -24,6 +24,14 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 		at,
 	);
 	if (!processing) return;
+	// interface spec, Message errors: PARTNER_NOT_FOUND "also for messages sent to a deleted partner"
+	// (Partner active flag: DELETE removes the record). The live send fails a message queued
+	// before the delete this way (send.ts); the simulated partner must not deliver it instead.
+	const partner = await store.partners.findVisible(processing.tenantId, processing.accountId, processing.partnerId);
+	if (!partner) {
+		await failMessage(store, processing, { code: "PARTNER_NOT_FOUND", message: "the partner was deleted" }, at);
+		return;
+	}
 	if (processing.partnerAs2Id.startsWith("FAIL")) {
 		await failMessage(
 			store,
