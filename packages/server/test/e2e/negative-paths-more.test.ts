@@ -149,7 +149,11 @@ describe("async MDNs", () => {
 			}, "B's MDN status to be received");
 			expect(inbound).toMatchObject({ status: "received", mdnMode: "async" });
 			expect(await kinds(pair.b, inbound.id)).toEqual(["message.received"]);
-			expect(await pair.b.server.store.jobs.list({ kind: "mdn.send" })).toEqual([]);
+			// …and the MDN job is done (completed just after the handler returned).
+			await eventually(
+				async () => (await pair.b.server.store.jobs.list({ kind: "mdn.send" })).length === 0,
+				"B's mdn.send job to complete",
+			);
 		} finally {
 			await mdnUrl(null);
 		}
