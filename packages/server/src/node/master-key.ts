@@ -24,8 +24,13 @@ export function loadMasterKey(value: string | null, dataDir: string, logger: Log
 	return new Uint8Array(key);
 }
 
+/** Base64 (or base64url): Buffer.from skips other characters, so a damaged value is checked first. */
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
 function decode(value: string, source: string): Uint8Array {
-	const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
-	if (bytes.length !== 32) throw new Error(`${source} must hold 32 bytes (64 hex digits or base64)`);
+	const hex = /^[0-9a-f]{64}$/i.test(value);
+	const bytes = hex ? Buffer.from(value, "hex") : BASE64.test(value) ? Buffer.from(value, "base64") : null;
+	// README (AS2_MASTER_KEY): exactly 32 bytes, as 64 hex digits or base64; anything else is refused.
+	if (bytes?.length !== 32) throw new Error(`${source} must hold 32 bytes (64 hex digits or base64)`);
 	return new Uint8Array(bytes);
 }
