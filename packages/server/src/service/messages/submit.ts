@@ -48,9 +48,11 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, blobs, now, config } = deps;
 
 	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
-		requirePermission(principal, "messages:write");
 		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
 		try {
+			// Inside the try: a multipart payload is already stored, and a key without
+			// messages:write (spec, Authentication 9: 403 insufficient_scope) must not leave it behind.
+			requirePermission(principal, "messages:write");
 			const at = now();
 			const row = await store.partners.findVisible(principal.tenantId, principal.accountId, input.partnerId);
 			if (!row)
