@@ -39,6 +39,60 @@ describe("error shapes and statuses", () => {
 		expect(response.json.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
 	});
 
+	it("gives 401, 403, 415 and 429 the categorized shape of the error schema", async () => {
+		const categorized = (response: { status: number; json: unknown; text: string }, status: number) => {
+			expect(response.status, response.text).toBe(status);
+			expect(v.is(errorSchema, response.json), response.text).toBe(true);
+			// Categorized, not the 422 shape: no field errors.
+			expect(response.json).not.toHaveProperty("errors");
+			return (response.json as v.InferOutput<typeof errorSchema>).error;
+		};
+		// 401: no credential, an unknown key, an expired key (spec, Authentication errors).
+		expect(categorized(await t.call("GET", "/v1/tenants"), 401)).toMatchObject({
+			type: "authentication_error",
+			code: "invalid_api_key",
+		});
+		expect(categorized(await t.call("GET", "/v1/tenants", { token: "pk_live_unknown" }), 401)).toMatchObject({
+			type: "authentication_error",
+			code: "invalid_api_key",
+		});
+		const owner = await register(t, "Shapes");
+		const expiring = await createKey(t, owner.token, {
+			scope: "tenant",
+			permissions: ["partners:read"],
+			expires_at: new Date(t.clock.now().getTime() + 60_000).toISOString(),
+		});
+		t.clock.advance(120);
+		expect(categorized(await t.call("GET", "/v1/partners", { token: expiring }), 401)).toMatchObject({
+			type: "authentication_error",
+			code: "expired_api_key",
+		});
+		// 403: a tenant key on tenant management, a key without the permission.
+		const tenantKey = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		for (const path of ["/v1/tenants", "/v1/webhook-endpoints"]) {
+			expect(categorized(await t.call("GET", path, { token: tenantKey }), 403)).toMatchObject({
+				type: "authorization_error",
+				code: "insufficient_scope",
+			});
+		}
+		// 415: a body in a media type the API does not read.
+		expect(
+			categorized(
+				await t.call("POST", "/v1/tenants", { token: key, body: "name=x", headers: { "content-type": "text/plain" } }),
+				415,
+			),
+		).toMatchObject({ type: "validation_error", code: "UNSUPPORTED_MEDIA_TYPE" });
+		// 429: the Free plan's burst of 20 spent.
+		t.clock.advance(60);
+		let refused: Awaited<ReturnType<typeof t.call>> | undefined;
+		for (let i = 0; i < 25 && !refused; i++) {
+			const response = await t.call("GET", "/v1/tenants", { token: key });
+			if (response.status === 429) refused = response;
+		}
+		expect(refused, "no 429 after 25 requests").toBeDefined();
+		expect(categorized(refused!, 429)).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
+	});
+
 	it("answers an Accept that excludes JSON with 406, and accepts */* and none", async () => {
 		expect((await t.call("GET", "/v1/tenants", { token: key, headers: { accept: "text/html" } })).status).toBe(406);
 		expect(
