@@ -53,8 +53,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.notFound(renderNotFound);
 	app.use("*", requestContext(service, logger, metrics));
 	app.use("/auth/*", negotiate());
-	app.use("/v1/*", negotiate({ anyAccept: (path) => PAYLOAD_DOWNLOAD.test(path) }));
+	// Authentication and rate limits first: every /v1 response, a 406 or 415 too, carries the
+	// X-RateLimit-* headers and counts (decisions.md, Rate limits), and a caller without a valid
+	// key learns nothing but 401.
 	app.use("/v1/*", authenticate({ rateLimit: true, clientIp }));
+	app.use("/v1/*", negotiate({ anyAccept: (path) => PAYLOAD_DOWNLOAD.test(path) }));
 
 	app.route("/auth", authRoutes({ clientIp }));
 	app.route("/v1/api-keys", apiKeyRoutes());
