@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { As2Error } from "@as2kit/core";
-import type { NodePgDatabase } from "drizzle-orm/node-postgres";
-import type * as schema from "./schema.ts";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import type pg from "pg";
+import * as schema from "./schema.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
 
@@ -11,15 +13,18 @@ export type Exec = <T>(op: (db: Db) => Promise<T>) => Promise<T>;
 /**
  * How a repository reaches the database. `run` is for one statement (atomic by itself) or
  * reads; `atomic` for several statements that must commit together: it joins the transaction
- * that is open, or opens one of its own.
+ * that is open, or opens one of its own. `query` runs one plain SQL statement (`$1` …
+ * parameters) as a named prepared statement, for the statements every message runs several
+ * times: no drizzle building, and PostgreSQL parses and plans it once per connection.
  */
 export interface Runner {
 	run: Exec;
 	atomic: Exec;
+	query<R>(text: string, values: readonly unknown[]): Promise<R[]>;
 }
 
 /**
- * The pool's drizzle database and the transactions opened on it. Transactions run at READ
+ * The pool, its drizzle database, and the transactions opened on it. Transactions run at READ
  * COMMITTED, PostgreSQL's default: the port is built for it — state changes are conditional
  * updates (`messages.transition`, `markNotified`, `claimPeriod`), claims lock with `FOR UPDATE
  * SKIP LOCKED`, counters are single upserts — so nothing needs a serializable snapshot or the
@@ -28,33 +33,81 @@ export interface Runner {
  */
 export class PgConnection {
 	private readonly insideTransaction = new AsyncLocalStorage<PgConnection>();
+	/** One drizzle database per pooled connection, made when the connection first runs a transaction. */
+	private readonly onClient = new WeakMap<pg.PoolClient, Db>();
+	readonly db: Db;
 
-	constructor(readonly db: Db) {}
+	constructor(private readonly pool: pg.Pool) {
+		this.db = drizzle(pool, { schema });
+	}
 
 	/** Statements outside any transaction, each on a pooled connection. */
 	readonly root: Runner = {
 		run: (op) => {
-			if (this.insideTransaction.getStore() === this) {
-				// The root store inside a transaction would write outside it, on another connection.
-				throw new Error("storage-pg: the root store was used inside a transaction; use the transaction's store");
-			}
+			this.refuseInsideTransaction();
 			return translate(() => op(this.db));
 		},
-		atomic: (op) => this.transaction((tx) => translate(() => op(tx))),
+		atomic: (op) => this.transaction((tx) => op(tx.db)),
+		query: (text, values) => {
+			this.refuseInsideTransaction();
+			return translate(() => namedQuery(this.pool, text, values));
+		},
 	};
 
-	/** Runs `fn` in one transaction on one pooled connection; the runner it is given stays inside it. */
-	async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-		return translate(() =>
-			this.db.transaction((tx) => this.insideTransaction.run(this, () => fn(tx as unknown as Db))),
-		);
+	/**
+	 * Runs `fn` in one transaction on one pooled connection, with the runner that stays inside
+	 * it. BEGIN and COMMIT are ours rather than drizzle's so that plain queries (`Runner.query`)
+	 * reach the transaction's connection too.
+	 */
+	async transaction<T>(fn: (tx: { db: Db; runner: Runner }) => Promise<T>): Promise<T> {
+		const client = await this.pool.connect();
+		let broken = false;
+		try {
+			await client.query("begin");
+			let db = this.onClient.get(client);
+			if (!db) {
+				db = drizzle(client, { schema });
+				this.onClient.set(client, db);
+			}
+			const inside = db;
+			const runner: Runner = {
+				run: (op) => translate(() => op(inside)),
+				atomic: (op) => translate(() => op(inside)),
+				query: (text, values) => translate(() => namedQuery(client, text, values)),
+			};
+			const result = await translate(() => this.insideTransaction.run(this, () => fn({ db: inside, runner })));
+			await client.query("commit");
+			return result;
+		} catch (error) {
+			// A connection whose ROLLBACK fails is in an unknown state: the pool must not hand it out again.
+			await client.query("rollback").catch(() => {
+				broken = true;
+			});
+			throw error;
+		} finally {
+			client.release(broken);
+		}
 	}
 
-	/** The runner of an open transaction: both kinds of call are statements inside it. */
-	static inside(tx: Db): Runner {
-		const exec: Exec = (op) => translate(() => op(tx));
-		return { run: exec, atomic: exec };
+	private refuseInsideTransaction(): void {
+		if (this.insideTransaction.getStore() === this) {
+			// The root store inside a transaction would write outside it, on another connection.
+			throw new Error("storage-pg: the root store was used inside a transaction; use the transaction's store");
+		}
 	}
+}
+
+const statementNames = new Map<string, string>();
+
+/** One statement as a prepared statement named after its text (node-postgres prepares a name once per connection). */
+async function namedQuery<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[]): Promise<R[]> {
+	let name = statementNames.get(text);
+	if (name === undefined) {
+		name = `as2kit_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+		statementNames.set(text, name);
+	}
+	const result = await client.query({ name, text, values: values as unknown[] });
+	return result.rows as R[];
 }
 
 /** The PostgreSQL error under drizzle's DrizzleQueryError, if any. */

@@ -1,7 +1,6 @@
 import type { As2Store } from "@as2kit/core/store";
-import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { type Db, PgConnection, type Runner } from "./connection.ts";
+import { PgConnection, type Runner } from "./connection.ts";
 import { applyMigrations } from "./migrate.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
@@ -18,7 +17,6 @@ import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
 import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
 import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
-import * as schema from "./schema.ts";
 
 export interface PgStoreOptions {
 	/** `postgres://user:password@host:port/database` (libpq parameters such as `sslmode` work too). */
@@ -56,11 +54,10 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		await pool.end();
 		throw error;
 	}
-	const db = drizzle(pool, { schema }) as Db;
-	const connection = new PgConnection(db);
-	const ensureSequence = sequenceEnsurer(db);
+	const connection = new PgConnection(pool);
+	const ensureSequence = sequenceEnsurer(connection.db);
 	let closed: Promise<void> | null = null;
-	const storeOver = (runner: Runner, tx: Db | null): As2Store => {
+	const storeOver = (runner: Runner, inTransaction: boolean): As2Store => {
 		const store: As2Store = {
 			accounts: createAccountStore(runner),
 			users: createUserStore(runner),
@@ -82,9 +79,9 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			schedules: createScheduleStore(runner),
 			ids: createIdStore(runner, ensureSequence),
 			// A nested transaction joins the open one.
-			transaction: tx
+			transaction: inTransaction
 				? (fn) => fn(store)
-				: (fn) => connection.transaction((inner) => fn(storeOver(PgConnection.inside(inner), inner))),
+				: (fn) => connection.transaction((tx) => fn(storeOver(tx.runner, true))),
 			close: () => {
 				closed ??= pool.end();
 				return closed;
@@ -92,5 +89,5 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		};
 		return store;
 	};
-	return storeOver(connection.root, null);
+	return storeOver(connection.root, false);
 }

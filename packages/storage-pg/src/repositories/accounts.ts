@@ -2,19 +2,24 @@ import type { AccountRecord, AccountStore, MembershipRecord, MembershipStore, Us
 import { and, asc, eq } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { accounts, memberships, users } from "../schema.ts";
+import { rawTable } from "./pg-raw-table.ts";
 
 const toAccount = (row: typeof accounts.$inferSelect): AccountRecord => row as AccountRecord;
 const toMembership = (row: typeof memberships.$inferSelect): MembershipRecord => row as MembershipRecord;
+
+const RAW_ACCOUNTS = rawTable(accounts);
+const ACCOUNT_BY_ID = `select ${RAW_ACCOUNTS.columns} from "accounts" where "id" = $1`;
 
 export function createAccountStore(runner: Runner): AccountStore {
 	return {
 		create: async (account) => {
 			await runner.run((db) => db.insert(accounts).values(account));
 		},
+		// Every API request and inbound message reads its account: a prepared statement (pg-raw-table.ts).
 		get: (id) =>
 			runner
-				.run((db) => db.select().from(accounts).where(eq(accounts.id, id)))
-				.then(([row]) => (row ? toAccount(row) : null)),
+				.query<Record<string, unknown>>(ACCOUNT_BY_ID, [id])
+				.then(([row]) => (row ? toAccount(RAW_ACCOUNTS.fromRow(row)) : null)),
 		findBySlug: (slug) =>
 			runner
 				.run((db) => db.select().from(accounts).where(eq(accounts.slug, slug)))

@@ -3,17 +3,24 @@ import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { apiKeys } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
+import { rawTable } from "./pg-raw-table.ts";
 
 const toApiKey = (row: typeof apiKeys.$inferSelect): ApiKeyRecord => row as ApiKeyRecord;
 const first = ([row]: (typeof apiKeys.$inferSelect)[]) => (row ? toApiKey(row) : null);
+
+const RAW_KEYS = rawTable(apiKeys);
+const KEY_BY_HASH = `select ${RAW_KEYS.columns} from "api_keys" where "key_hash" = $1`;
 
 export function createApiKeyStore(runner: Runner): ApiKeyStore {
 	return {
 		create: async (key) => {
 			await runner.run((db) => db.insert(apiKeys).values(key));
 		},
+		// Every API request authenticates: a prepared statement on the hot path (pg-raw-table.ts).
 		findByHash: (keyHash) =>
-			runner.run((db) => db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))).then(first),
+			runner
+				.query<Record<string, unknown>>(KEY_BY_HASH, [keyHash])
+				.then((rows) => first(rows.map((row) => RAW_KEYS.fromRow(row)))),
 		get: (accountId, id) =>
 			runner
 				.run((db) =>

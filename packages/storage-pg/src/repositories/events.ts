@@ -2,13 +2,18 @@ import type { EventRecord, EventStore } from "@as2kit/core/store";
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { events } from "../schema.ts";
+import { rawTable } from "./pg-raw-table.ts";
+
+const RAW_EVENTS = rawTable(events);
+const APPEND = RAW_EVENTS.insertSql(["seq"]);
 
 const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
 
 export function createEventStore(runner: Runner): EventStore {
 	return {
+		// Every state change appends events: a prepared statement on the hot path (pg-raw-table.ts).
 		append: async (event) => {
-			await runner.run((db) => db.insert(events).values(event));
+			await runner.query(APPEND, RAW_EVENTS.toParams(event, ["seq"]));
 		},
 		get: (id) =>
 			runner

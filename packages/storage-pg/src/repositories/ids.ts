@@ -12,10 +12,8 @@ export function createIdStore(runner: Runner, ensure: (prefix: string) => Promis
 	return {
 		next: async (prefix) => {
 			const sequence = await ensure(prefix);
-			const result = await runner.run((db) =>
-				db.execute<{ value: string }>(sql`select nextval(${sequence}::regclass) as value`),
-			);
-			return formatId(prefix, Number(result.rows[0]!.value));
+			const [row] = await runner.query<{ value: string }>("select nextval($1::regclass) as value", [sequence]);
+			return formatId(prefix, Number(row!.value));
 		},
 	};
 }

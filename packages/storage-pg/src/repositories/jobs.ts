@@ -1,7 +1,8 @@
 import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, schedules } from "../schema.ts";
+import { rawTable } from "./pg-raw-table.ts";
 
 type JobRow = typeof jobs.$inferSelect;
 
@@ -13,21 +14,44 @@ const claimOrder = (a: JobRow, b: JobRow) =>
 const jobId = (id: string): number | null => (/^[0-9]{1,15}$/.test(id) ? Number(id) : null);
 
 /** Runs `op` on a job held by `workerId`; false for an id no job can have. */
-async function onHeld(id: string, workerId: string, op: (where: SQL) => Promise<number | null>): Promise<boolean> {
+async function onHeld(
+	id: string,
+	workerId: string,
+	op: (where: { id: number; sql: SQL }) => Promise<number | null>,
+): Promise<boolean> {
 	const numeric = jobId(id);
 	if (numeric === null) return false;
-	const changed = await op(and(eq(jobs.id, numeric), eq(jobs.lockedBy, workerId))!);
+	const changed = await op({ id: numeric, sql: and(eq(jobs.id, numeric), eq(jobs.lockedBy, workerId))! });
 	return changed === 1;
 }
 
+const RAW_JOBS = rawTable(jobs);
+const ENQUEUE = `${RAW_JOBS.insertSql(["id"])} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
+/**
+ * SKIP LOCKED: concurrent claimers pass over the rows another is taking instead of waiting
+ * for it and then finding them held, so no job goes to two workers. In jobs_claim_idx order.
+ */
+const claimSql = (
+	withKinds: boolean,
+) => `update "jobs" set "attempts" = "attempts" + 1, "locked_by" = $1, "locked_until" = $2
+	where "id" in (select "id" from "jobs" where "run_at" <= $3 and ("locked_until" is null or "locked_until" < $3)
+		${withKinds ? `and "kind" = any($5::text[])` : ""}
+		order by "priority" desc, "run_at", "id" limit $4 for update skip locked)
+	returning ${RAW_JOBS.columns}`;
+const CLAIM = claimSql(false);
+const CLAIM_KINDS = claimSql(true);
+const COMPLETE = 'delete from "jobs" where "id" = $1 and "locked_by" = $2 returning "id"';
+
 export function createJobStore(runner: Runner): JobStore {
 	return {
+		// Every state change enqueues work, and workers claim and complete it: prepared statements
+		// on the hot path (pg-raw-table.ts).
 		enqueue: (job, now) =>
 			runner
-				.run((db) =>
-					db
-						.insert(jobs)
-						.values({
+				.query<Record<string, unknown>>(
+					ENQUEUE,
+					RAW_JOBS.toParams(
+						{
 							kind: job.kind,
 							payload: job.payload,
 							key: job.key ?? null,
@@ -35,51 +59,35 @@ export function createJobStore(runner: Runner): JobStore {
 							runAt: job.runAt,
 							attempts: 0,
 							createdAt: now,
-						})
-						// Completed jobs are deleted, so a held key belongs to a live job (port contract).
-						.onConflictDoNothing({ target: jobs.key })
-						.returning(),
+						},
+						["id"],
+					),
 				)
-				.then(([row]) => (row ? toJob(row) : null)),
+				// Completed jobs are deleted, so a held key belongs to a live job (port contract).
+				.then(([row]) => (row ? toJob(RAW_JOBS.fromRow(row)) : null)),
 		claim: ({ kinds, limit, workerId, leaseMs, now }) => {
-			const due: SQL[] = [lte(jobs.runAt, now), or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, now))!];
-			if (kinds) due.push(inArray(jobs.kind, [...kinds]));
-			return runner
-				.run((db) => {
-					// SKIP LOCKED: concurrent claimers pass over the rows another is taking instead of
-					// waiting for it and then finding them held, so no job goes to two workers.
-					const picked = db
-						.select({ id: jobs.id })
-						.from(jobs)
-						.where(and(...due))
-						.orderBy(desc(jobs.priority), asc(jobs.runAt), asc(jobs.id))
-						.limit(limit)
-						.for("update", { skipLocked: true });
-					return db
-						.update(jobs)
-						.set({
-							lockedBy: workerId,
-							lockedUntil: new Date(now.getTime() + leaseMs),
-							attempts: sql`${jobs.attempts} + 1`,
-						})
-						.where(inArray(jobs.id, picked))
-						.returning();
-				})
-				.then((rows) => rows.sort(claimOrder).map(toJob));
+			const params: unknown[] = [workerId, new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), limit];
+			if (kinds) params.push([...kinds]);
+			return runner.query<Record<string, unknown>>(kinds ? CLAIM_KINDS : CLAIM, params).then((rows) =>
+				rows
+					.map((row) => RAW_JOBS.fromRow(row))
+					.sort(claimOrder)
+					.map(toJob),
+			);
 		},
 		complete: (id, workerId) =>
-			onHeld(id, workerId, (where) =>
-				runner.run((db) => db.delete(jobs).where(where)).then((result) => result.rowCount),
-			),
+			onHeld(id, workerId, (where) => runner.query(COMPLETE, [where.id, workerId]).then((rows) => rows.length)),
 		retry: (id, workerId, { runAt, error }) =>
 			onHeld(id, workerId, (where) =>
 				runner
-					.run((db) => db.update(jobs).set({ lockedBy: null, lockedUntil: null, runAt, lastError: error }).where(where))
+					.run((db) =>
+						db.update(jobs).set({ lockedBy: null, lockedUntil: null, runAt, lastError: error }).where(where.sql),
+					)
 					.then((result) => result.rowCount),
 			),
 		extendLease: (id, workerId, lockedUntil) =>
 			onHeld(id, workerId, (where) =>
-				runner.run((db) => db.update(jobs).set({ lockedUntil }).where(where)).then((result) => result.rowCount),
+				runner.run((db) => db.update(jobs).set({ lockedUntil }).where(where.sql)).then((result) => result.rowCount),
 			),
 		get: async (id) => {
 			const numeric = jobId(id);

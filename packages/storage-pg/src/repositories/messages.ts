@@ -1,8 +1,17 @@
 import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
-import { and, asc, type Column, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, gt, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { messages } from "../schema.ts";
 import { listMessages } from "./message-list.ts";
+import { rawTable } from "./pg-raw-table.ts";
+
+// Every message is created, read and moved through its states several times: prepared
+// statements on the hot path (pg-raw-table.ts).
+const RAW_MESSAGES = rawTable(messages);
+const CREATE = RAW_MESSAGES.insertSql();
+const BY_ID = `select ${RAW_MESSAGES.columns} from "messages" where "id" = $1`;
+const BY_TENANT_AND_ID = `${BY_ID} and "tenant_id" = $2`;
+const fromRaw = (rows: Record<string, unknown>[]) => (rows[0] ? toMessage(RAW_MESSAGES.fromRow(rows[0])) : null);
 
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
@@ -48,21 +57,10 @@ async function partnerTraffic(db: Db, tenantId: string, partnerId: string, since
 export function createMessageStore(runner: Runner): MessageStore {
 	return {
 		create: async (message) => {
-			await runner.run((db) => db.insert(messages).values(message));
+			await runner.query(CREATE, RAW_MESSAGES.toParams(message));
 		},
-		get: async (tenantId, id) => {
-			const [row] = await runner.run((db) =>
-				db
-					.select()
-					.from(messages)
-					.where(and(eq(messages.id, id), eq(messages.tenantId, tenantId))),
-			);
-			return row ? toMessage(row) : null;
-		},
-		getById: async (id) => {
-			const [row] = await runner.run((db) => db.select().from(messages).where(eq(messages.id, id)));
-			return row ? toMessage(row) : null;
-		},
+		get: (tenantId, id) => runner.query<Record<string, unknown>>(BY_TENANT_AND_ID, [id, tenantId]).then(fromRaw),
+		getById: (id) => runner.query<Record<string, unknown>>(BY_ID, [id]).then(fromRaw),
 		findByMessageId: async (tenantId, messageId, filter) => {
 			const [row] = await runner.run((db) =>
 				db
@@ -82,21 +80,25 @@ export function createMessageStore(runner: Runner): MessageStore {
 			return row ? toMessage(row) : null;
 		},
 		list: (tenantId, filter, page) => runner.run((db) => listMessages(db, tenantId, filter, page)),
-		transition: async (id, from, patch) => {
+		transition: (id, from, patch) => {
 			// One conditional UPDATE: of workers racing on a message, one finds it still in `from`
 			// (the others wait on its row lock, then re-check the status and update nothing).
-			const [row] = await runner.run((db) =>
-				db
-					.update(messages)
-					.set(patch)
-					.where(and(eq(messages.id, id), inArray(messages.status, [...from])))
-					.returning(),
-			);
-			return row ? toMessage(row) : null;
+			const set = RAW_MESSAGES.setClause(patch, 3);
+			return runner
+				.query<Record<string, unknown>>(
+					`update "messages" set ${set.sql} where "id" = $1 and "status" = any($2::text[]) returning ${RAW_MESSAGES.columns}`,
+					[id, [...from], ...set.params],
+				)
+				.then(fromRaw);
 		},
-		update: async (id, patch) => {
-			const [row] = await runner.run((db) => db.update(messages).set(patch).where(eq(messages.id, id)).returning());
-			return row ? toMessage(row) : null;
+		update: (id, patch) => {
+			const set = RAW_MESSAGES.setClause(patch, 2);
+			return runner
+				.query<Record<string, unknown>>(
+					`update "messages" set ${set.sql} where "id" = $1 returning ${RAW_MESSAGES.columns}`,
+					[id, ...set.params],
+				)
+				.then(fromRaw);
 		},
 		listMdnOverdue: async (now, limit) => {
 			const rows = await runner.run((db) =>

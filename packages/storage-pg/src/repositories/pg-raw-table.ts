@@ -1,0 +1,63 @@
+import { getTableColumns, getTableName } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+
+/**
+ * Plain SQL for a table's hottest statements (`Runner.query`): the same column names and the
+ * same value encoding as drizzle (each column's own driver mapping), so a row read here equals
+ * one read through drizzle. Like storage-sqlite's raw-table.ts, for the statements every
+ * message runs, where building them with drizzle costs more than PostgreSQL takes to run them.
+ */
+export function rawTable<T extends PgTable>(table: T) {
+	type Column = (typeof table)["_"]["columns"][string];
+	const columns = Object.entries(getTableColumns(table)) as [string, Column][];
+	const keyed = new Map(columns);
+	const name = getTableName(table);
+	const list = columns.map(([, column]) => `"${column.name}"`).join(", ");
+	const byKey = (key: string): Column => {
+		const column = keyed.get(key);
+		if (!column) throw new Error(`${name} has no column for ${key}`);
+		return column;
+	};
+	const toDriver = (key: string, value: unknown) =>
+		value === undefined || value === null ? null : byKey(key).mapToDriverValue(value);
+	const setClauses = new Map<string, string>();
+	return {
+		name,
+		/** `"a", "b", …` in the table's order. */
+		columns: list,
+		/** `insert into "t" (…) values ($1, …)` of every column but `omit` (generated ones), taking `toParams`. */
+		insertSql(omit: readonly string[] = []): string {
+			const used = columns.filter(([key]) => !omit.includes(key));
+			const names = used.map(([, column]) => `"${column.name}"`).join(", ");
+			return `insert into "${name}" (${names}) values (${used.map((_, i) => `$${i + 1}`).join(", ")})`;
+		},
+		toParams(record: object, omit: readonly string[] = []): unknown[] {
+			return columns
+				.filter(([key]) => !omit.includes(key))
+				.map(([key]) => toDriver(key, (record as Record<string, unknown>)[key]));
+		},
+		/**
+		 * `"a" = $<first>, "b" = $<first + 1>` for the keys of a patch, with its parameters. The text
+		 * depends only on which keys the patch has, so each shape stays one prepared statement.
+		 */
+		setClause(patch: object, first: number): { sql: string; params: unknown[] } {
+			const keys = Object.keys(patch).filter((key) => (patch as Record<string, unknown>)[key] !== undefined);
+			if (keys.length === 0) throw new Error(`${name}: an update needs at least one field`);
+			const signature = `${first}:${keys.join(",")}`;
+			let sql = setClauses.get(signature);
+			if (sql === undefined) {
+				sql = keys.map((key, i) => `"${byKey(key).name}" = $${first + i}`).join(", ");
+				setClauses.set(signature, sql);
+			}
+			return { sql, params: keys.map((key) => toDriver(key, (patch as Record<string, unknown>)[key])) };
+		},
+		fromRow(row: Record<string, unknown>): T["$inferSelect"] {
+			const out: Record<string, unknown> = {};
+			for (const [key, column] of columns) {
+				const value = row[column.name];
+				out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+			}
+			return out as T["$inferSelect"];
+		},
+	};
+}
