@@ -1,6 +1,8 @@
 export interface Cluster {
 	/** `postgres://as2kit@127.0.0.1:<port>/postgres`: the superuser's maintenance database. */
 	url: string;
+	/** The cluster's data directory (postmaster.pid names the server's process). */
+	dataDir: string;
 	/** Stops the server and removes its data directory. */
 	stop(): void;
 }

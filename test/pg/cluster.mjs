@@ -26,7 +26,7 @@ export function findPostgresBin() {
 
 /**
  * @param {string} bin the directory of initdb and pg_ctl
- * @returns {Promise<{ url: string, stop(): void }>} `url`: the superuser's maintenance database
+ * @returns {Promise<{ url: string, dataDir: string, stop(): void }>} `url`: the superuser's maintenance database
  */
 export async function startCluster(bin) {
 	const dir = mkdtempSync(join(tmpdir(), "as2kit-pg-"));
@@ -59,6 +59,7 @@ export async function startCluster(bin) {
 	let stopped = false;
 	return {
 		url: `postgres://as2kit@127.0.0.1:${port}/postgres`,
+		dataDir: data,
 		stop() {
 			if (stopped) return;
 			stopped = true;

@@ -4,13 +4,13 @@
 // aes256 + compression + signed sync MDN over loopback HTTPS, to one receiving instance.
 // PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
-import { connect, createPki, setupTenant, startServer, summary } from "./lib.mjs";
+import { connect, cpuSeconds, createPki, setupTenant, startServer, summary } from "./lib.mjs";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1500);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -29,8 +29,32 @@ if (!maintenanceUrl) {
 	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
 	cluster = await startCluster(bin);
 	maintenanceUrl = cluster.url;
+	// An interrupted bench must not leave its cluster running.
+	for (const signal of ["SIGINT", "SIGTERM"]) {
+		process.once(signal, () => {
+			cluster.stop();
+			process.exit(130);
+		});
+	}
 }
 let databases = 0;
+
+/** CPU seconds of the PostgreSQL server: the postmaster and its children (one backend per connection). */
+function postgresCpuSeconds() {
+	if (!cluster) return 0;
+	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+	let total = cpuSeconds(postmaster);
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
+			if (Number(fields[1]) === postmaster) total += cpuSeconds(Number(entry));
+		} catch {
+			// The process ended between the listing and the read.
+		}
+	}
+	return total;
+}
 
 async function admin(sql) {
 	const client = new pg.Client({ connectionString: maintenanceUrl });
@@ -77,6 +101,11 @@ async function run(storage, instances) {
 		});
 		await connect(receiver, tb, senders[0], ta, pki);
 		const delivered = storage === "pg" ? pgCounter(databaseUrl) : sqliteCounter(join(senders[0].dir, "as2.sqlite"));
+		const cpu0 = {
+			senders: senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0),
+			receiver: cpuSeconds(receiver.child.pid),
+			postgres: postgresCpuSeconds(),
+		};
 		const started = performance.now();
 		let next = 0;
 		await Promise.all(
@@ -99,8 +128,14 @@ async function run(storage, instances) {
 			await new Promise((r) => setTimeout(r, 25));
 		}
 		const perSecond = (MESSAGES / (performance.now() - started)) * 1000;
+		const perMessageMs = (seconds) => (seconds * 1000) / MESSAGES;
+		const cpuMs = {
+			senders: perMessageMs(senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0) - cpu0.senders),
+			receiver: perMessageMs(cpuSeconds(receiver.child.pid) - cpu0.receiver),
+			postgres: perMessageMs(postgresCpuSeconds() - cpu0.postgres),
+		};
 		await delivered.close();
-		return perSecond;
+		return { perSecond, cpuMs };
 	} finally {
 		await Promise.all([...senders, receiver].map((s) => s.stop()));
 		pki.cleanup();
@@ -130,20 +165,20 @@ function sqliteCounter(path) {
 	return { count: async () => statement.get(), close: async () => db.close() };
 }
 
-const configurations = [
-	["sqlite", 1],
-	["pg", 1],
-	["pg", 2],
-	["pg", 3],
-];
+const configurations = (process.env.BENCH_CONFIGS ?? "sqlite:1,pg:1,pg:2,pg:3")
+	.split(",")
+	.map((c) => c.split(":"))
+	.map(([storage, n]) => [storage, Number(n)]);
 const results = new Map(configurations.map(([s, n]) => [`${s}×${n}`, []]));
 try {
 	// Interleaved, so that drift of the machine over the run touches every configuration alike.
 	for (let r = 0; r < RUNS; r++) {
 		for (const [storage, instances] of configurations) {
-			const perSecond = await run(storage, instances);
+			const { perSecond, cpuMs } = await run(storage, instances);
 			results.get(`${storage}×${instances}`).push(perSecond);
-			console.log(`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s`);
+			console.log(
+				`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s; CPU per message: senders ${cpuMs.senders.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms, receiver ${cpuMs.receiver.toFixed(2)} ms`,
+			);
 		}
 	}
 } finally {
