@@ -1,4 +1,4 @@
-// Issue #6 benchmark: GET /v1/messages with filters at 1,000,000 stored messages of one tenant;
+// Issue #5 benchmark: GET /v1/messages with filters at 1,000,000 stored messages of one tenant;
 // p95 latency per query (target < 30 ms). `node packages/server/bench/run.mjs messages-list`.
 //
 // The data goes in fast, straight into the SQLite file with prepared inserts (the store's

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../service/deps.ts";
 
@@ -19,7 +19,19 @@ export function loadMasterKey(value: string | null, dataDir: string, logger: Log
 	}
 	mkdirSync(dataDir, { recursive: true });
 	const key = randomBytes(32);
-	writeFileSync(file, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+	// Written whole under a temporary name, then linked into place: a process starting at the
+	// same moment either finds no file or a complete one, and of two that generate, the one
+	// that links first wins and the other reads its key.
+	const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+	writeFileSync(temporary, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+	try {
+		linkSync(temporary, file);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		return decode(readFileSync(file, "utf8").trim(), file);
+	} finally {
+		rmSync(temporary, { force: true });
+	}
 	logger.warn({ file }, "AS2_MASTER_KEY is not set: generated a master key into the data directory; back it up");
 	return new Uint8Array(key);
 }
