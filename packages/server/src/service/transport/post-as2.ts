@@ -122,15 +122,30 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 async function writeBody(request: import("node:http").ClientRequest, body: PostBody): Promise<void> {
 	for await (const chunk of body.open()) {
 		if (request.destroyed) return;
-		if (!request.write(chunk)) {
-			await new Promise<void>((resolve, reject) => {
-				request.once("drain", resolve);
-				request.once("close", resolve);
-				request.once("error", reject);
-			});
-		}
+		if (!request.write(chunk)) await drained(request);
 	}
 	request.end();
+}
+
+/**
+ * Waits for the request's buffer to drain (or the request to end), then removes all three
+ * listeners: a large body waits thousands of times, and listeners left behind on each wait
+ * piled up on the request (MaxListenersExceededWarning, and every emit walking them all).
+ */
+function drained(request: import("node:http").ClientRequest): Promise<void> {
+	return new Promise<void>((resolve, reject) => {
+		const settle = (error?: Error) => {
+			request.off("drain", onDrain);
+			request.off("close", onDrain);
+			request.off("error", settle);
+			if (error) reject(error);
+			else resolve();
+		};
+		const onDrain = () => settle();
+		request.on("drain", onDrain);
+		request.on("close", onDrain);
+		request.on("error", settle);
+	});
 }
 
 function readCapped(response: IncomingMessage, max: number): Promise<Uint8Array> {
