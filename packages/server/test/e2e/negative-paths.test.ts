@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
-import type { MessageRecord } from "@as2kit/core/store";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mdnTimeoutHandler } from "../../src/service/messages/mdn-timeout.ts";
 import { makeCertificates } from "../helpers/certs.ts";
-import { addPartner, freePort, type Peer, startPair } from "../helpers/peers.ts";
+import { addPartner, freePort, type Peer, sendMessage, settled, startPair } from "../helpers/peers.ts";
 import { eventually } from "../helpers/worker.ts";
 
 /**
@@ -40,29 +39,8 @@ async function stub(status: number, body = ""): Promise<string> {
 	return `https://127.0.0.1:${(server.address() as { port: number }).port}/as2`;
 }
 
-async function send(overrides: Record<string, unknown> = {}, from: Peer = pair.a, partner = partnerOnA) {
-	const response = await from.call("POST", "/v1/messages", {
-		partner_id: partner,
-		content_type: "text/plain",
-		payload: { content: "hello partner" },
-		sign: true,
-		encrypt: true,
-		...overrides,
-	});
-	expect(response.status, response.text).toBe(202);
-	return response.json.data.id as string;
-}
-
-async function settled(peer: Peer, id: string, statuses = ["delivered", "failed"]): Promise<MessageRecord> {
-	return eventually(
-		async () => {
-			const m = await peer.server.store.messages.get(peer.tenantId, id);
-			return m && statuses.includes(m.status) ? m : null;
-		},
-		`${id} to reach ${statuses.join("/")}`,
-		800,
-	);
-}
+const send = (overrides: Record<string, unknown> = {}, from: Peer = pair.a, partner = partnerOnA) =>
+	sendMessage(from, partner, overrides);
 
 const kinds = async (peer: Peer, id: string) =>
 	(await peer.server.store.events.list({ accountId: peer.accountId, limit: 100_000 }))

@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { MessageRecord } from "@as2kit/core/store";
+import { expect } from "vitest";
 import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
 import { createTestPki, type TestPki } from "./tls.ts";
+import { eventually } from "./worker.ts";
 
 /** A free TCP port on 127.0.0.1 (bound, noted, released). */
 export async function freePort(): Promise<number> {
@@ -150,4 +153,30 @@ export async function startPair(env: Record<string, string> = {}) {
 			rmSync(pki.dir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** POSTs a signed and encrypted text message from `from` to its partner `partnerId`; the new message's id. */
+export async function sendMessage(from: Peer, partnerId: string, overrides: Record<string, unknown> = {}) {
+	const response = await from.call("POST", "/v1/messages", {
+		partner_id: partnerId,
+		content_type: "text/plain",
+		payload: { content: "hello partner" },
+		sign: true,
+		encrypt: true,
+		...overrides,
+	});
+	expect(response.status, response.text).toBe(202);
+	return response.json.data.id as string;
+}
+
+/** Waits until `peer`'s message `id` reaches one of `statuses`. */
+export async function settled(peer: Peer, id: string, statuses = ["delivered", "failed"]): Promise<MessageRecord> {
+	return eventually(
+		async () => {
+			const m = await peer.server.store.messages.get(peer.tenantId, id);
+			return m && statuses.includes(m.status) ? m : null;
+		},
+		`${id} to reach ${statuses.join("/")}`,
+		800,
+	);
 }
