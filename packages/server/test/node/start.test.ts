@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,7 +8,8 @@ const REPO = resolve(import.meta.dirname, "../../../..");
 
 /**
  * The newcomer's path, for real: `npm start` from the repository (the build `npm test` just
- * made), its data in a temporary directory, driven over HTTP like the README's curl lines.
+ * made), its data in a temporary directory, sent the JSON bodies of the README's curl lines
+ * verbatim, so that the README cannot drift from the API.
  */
 describe("npm start", () => {
 	let child: ChildProcess | null = null;
@@ -36,24 +37,26 @@ describe("npm start", () => {
 		const base = `http://127.0.0.1:${port}`;
 		expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: "ok" });
 
-		const registered = await post(`${base}/auth/register`, {
-			name: "Smoke Test Inc",
-			email: "smoke@example.com",
-			password: "correct horse battery",
-			password_confirmation: "correct horse battery",
-		});
+		const readme = readFileSync(join(REPO, "README.md"), "utf8");
+		expect(readme).toContain("npm install && npm start");
+		const registration = readmeBody(readme, "/auth/register") as { email: string; password: string };
+		const registered = await post(`${base}/auth/register`, registration);
 		expect(registered.status).toBe(201);
 		const { token } = (await registered.json()) as { token: string };
-		const created = await post(`${base}/v1/api-keys`, { name: "first", scope: "account", permissions: ["*"] }, token);
+		expect(token).toMatch(/^sess_/);
+		const created = await post(`${base}/v1/api-keys`, readmeBody(readme, "/v1/api-keys"), token);
 		expect(created.status).toBe(201);
 		const { data } = (await created.json()) as { data: { key: string } };
+		expect(data.key).toMatch(/^pk_live_/);
 		const me = await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${data.key}` } });
 		expect(me.status).toBe(200);
-		expect(((await me.json()) as { user: { email: string } }).user.email).toBe("smoke@example.com");
+		expect(((await me.json()) as { user: { email: string } }).user.email).toBe(registration.email);
+		const tenants = await fetch(`${base}/v1/tenants`, { headers: { authorization: `Bearer ${data.key}` } });
+		expect(tenants.status).toBe(200);
 
 		// A request in flight when SIGTERM arrives still gets its answer. The signal goes to the
 		// server process, as a process manager sends it; npm then exits with the server's code.
-		const inFlight = post(`${base}/auth/login`, { email: "smoke@example.com", password: "correct horse battery" });
+		const inFlight = post(`${base}/auth/login`, { email: registration.email, password: registration.password });
 		await new Promise((r) => setTimeout(r, 20));
 		const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
 		process.kill(pid, "SIGTERM");
@@ -61,6 +64,13 @@ describe("npm start", () => {
 		expect(await exited).toBe(0);
 	});
 });
+
+/** The JSON of the README's `curl … <path> … -d '…'` line: what a newcomer sends. */
+function readmeBody(readme: string, path: string): unknown {
+	const line = new RegExp(`127\\.0\\.0\\.1:8080${path.replaceAll("/", "\\/")} [\\s\\S]*?-d '([^']+)'`).exec(readme);
+	if (!line) throw new Error(`the README has no curl line posting to ${path}`);
+	return JSON.parse(line[1]!);
+}
 
 function post(url: string, body: unknown, token?: string): Promise<Response> {
 	return fetch(url, {
