@@ -85,6 +85,20 @@ describe("POST /v1/messages (JSON)", () => {
 		expect((await send({ sign: true })).json.error.code).toBe("SIGNING_FAILED");
 	});
 
+	it("encrypts only to a certificate whose usage allows it: a signing-only one answers ENCRYPTION_FAILED", async () => {
+		const upload = (usage: string) =>
+			t.call("POST", "/v1/partners/prt_000001/certificates", {
+				token: key,
+				body: { name: usage, usage, certificate: partnerCert },
+			});
+		expect((await upload("signing")).status).toBe(201);
+		const refused = await send({ encrypt: true });
+		expect(refused.status).toBe(400);
+		expect(refused.json.error).toMatchObject({ type: "certificate_error", code: "ENCRYPTION_FAILED" });
+		expect((await upload("both")).status).toBe(201);
+		expect((await send({ encrypt: true })).status).toBe(202);
+	});
+
 	it("answers CERTIFICATE_EXPIRED when the only encryption certificate has expired", async () => {
 		const expired = makeCertificates().selfSigned("expired-partner", {
 			validity: { from: new Date("2001-01-01Z"), to: new Date("2002-01-01Z") },
