@@ -28,6 +28,26 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 		}
 	});
 
+	it("gives a first id of a new prefix to transactions holding every pooled connection", async () => {
+		const database = await createTestDatabase();
+		// Two connections, both held by transactions that each ask for the first id of a new prefix.
+		const store = await createPgStore({ url: database.url, poolSize: 2, timeoutMs: 5000 });
+		try {
+			const ids = await Promise.all(
+				[0, 1].map(() =>
+					store.transaction(async (tx) => {
+						await tx.accounts.get("acc_000001");
+						return tx.ids.next("fresh_");
+					}),
+				),
+			);
+			expect(ids.sort()).toEqual(["fresh_000001", "fresh_000002"]);
+		} finally {
+			await store.close();
+			await database.drop();
+		}
+	});
+
 	it("hands out ids without gaps between instances and without waiting for open transactions", async () => {
 		const database = await createTestDatabase();
 		const [a, b] = await Promise.all([

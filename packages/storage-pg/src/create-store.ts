@@ -55,7 +55,16 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		throw error;
 	}
 	const connection = new PgConnection(pool);
-	const ensureSequence = sequenceEnsurer(connection.db);
+	// One connection of its own for the DDL of new id sequences (repositories/ids.ts), let go when idle.
+	const ddl = new pg.Pool({
+		connectionString: options.url,
+		max: 1,
+		idleTimeoutMillis: 1000,
+		connectionTimeoutMillis: timeoutMs,
+		application_name: "as2kit-ddl",
+	});
+	ddl.on("error", () => {});
+	const ensureSequence = sequenceEnsurer(ddl);
 	let closed: Promise<void> | null = null;
 	const storeOver = (runner: Runner, inTransaction: boolean): As2Store => {
 		const store: As2Store = {
@@ -83,7 +92,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 				? (fn) => fn(store)
 				: (fn) => connection.transaction((tx) => fn(storeOver(tx.runner, true))),
 			close: () => {
-				closed ??= pool.end();
+				closed ??= Promise.all([pool.end(), ddl.end()]).then(() => {});
 				return closed;
 			},
 		};

@@ -1,6 +1,6 @@
 import { formatId, type IdStore } from "@as2kit/core/store";
-import { sql } from "drizzle-orm";
-import type { Db, Runner } from "../connection.ts";
+import type { Pool } from "pg";
+import type { Runner } from "../connection.ts";
 
 /**
  * One PostgreSQL sequence per prefix (`ids_msg_` …), created on first use. A sequence hands
@@ -19,10 +19,12 @@ export function createIdStore(runner: Runner, ensure: (prefix: string) => Promis
 }
 
 /**
- * Creates each prefix's sequence once per process, outside any transaction (DDL on the
- * pooled `db`, autocommitted), so that a transaction asking for its first id never waits on it.
+ * Creates each prefix's sequence once per process, outside any transaction, on a connection
+ * of its own (`ddl`): a transaction asking for its first id holds a pooled connection, and
+ * with every pooled connection held by such transactions, DDL waiting for one more would
+ * never get it.
  */
-export function sequenceEnsurer(db: Db): (prefix: string) => Promise<string> {
+export function sequenceEnsurer(ddl: Pool): (prefix: string) => Promise<string> {
 	const known = new Map<string, Promise<string>>();
 	return (prefix) => {
 		let ready = known.get(prefix);
@@ -30,7 +32,7 @@ export function sequenceEnsurer(db: Db): (prefix: string) => Promise<string> {
 			if (!/^[a-z][a-z0-9_]*$/.test(prefix))
 				throw new Error(`storage-pg: unusable id prefix ${JSON.stringify(prefix)}`);
 			const name = `"ids_${prefix}"`;
-			ready = createSequence(db, name).then(() => name);
+			ready = createSequence(ddl, name).then(() => name);
 			ready.catch(() => known.delete(prefix));
 			known.set(prefix, ready);
 		}
@@ -38,13 +40,13 @@ export function sequenceEnsurer(db: Db): (prefix: string) => Promise<string> {
 	};
 }
 
-async function createSequence(db: Db, name: string): Promise<void> {
+async function createSequence(ddl: Pool, name: string): Promise<void> {
 	try {
-		await db.execute(sql.raw(`create sequence if not exists ${name}`));
+		await ddl.query(`create sequence if not exists ${name}`);
 	} catch (error) {
 		// Two instances creating the same sequence at once: one of them meets the other's row
 		// in pg_type or pg_class (23505, 42P07); the sequence exists either way.
-		const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+		const code = (error as { code?: string }).code;
 		if (code !== "23505" && code !== "42P07") throw error;
 	}
 }
