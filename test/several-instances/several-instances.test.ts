@@ -194,12 +194,26 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		expect(killedHeld, "the victim held send jobs when it was killed").not.toBeNull();
 		expect(killedHeld!.length).toBeGreaterThan(0);
 
-		const counts = await eventually(async () => {
-			const rows = (await sql.query("select status, count(*)::int as n from messages group by status")).rows;
-			const byStatus = Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
-			const total = rows.reduce((sum: number, r: { n: number }) => sum + r.n, 0);
-			return byStatus.delivered === total && total >= accepted ? { total, byStatus } : null;
-		}, 300_000);
+		const counts = await eventually(
+			async () => {
+				const rows = (await sql.query("select status, count(*)::int as n from messages group by status")).rows;
+				const byStatus = Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
+				const total = rows.reduce((sum: number, r: { n: number }) => sum + r.n, 0);
+				return byStatus.delivered === total && total >= accepted ? { total, byStatus } : null;
+			},
+			300_000,
+			// What was not delivered, and why: the failure message names it.
+			async () =>
+				JSON.stringify(
+					(
+						await sql.query(
+							`select m.status, m.error_code, m.attempts, j.locked_by, j.run_at, j.last_error, count(*)::int as n
+							from messages m left join jobs j on j.payload->>'messageId' = m.id
+							where m.status <> 'delivered' group by 1, 2, 3, 4, 5, 6 limit 20`,
+						)
+					).rows,
+				),
+		);
 		// Every accepted message (and any whose 202 was lost in the kill) delivered.
 		expect(counts.total).toBeGreaterThanOrEqual(accepted);
 		// Only requests in flight to the victim when it died may go unanswered.
@@ -269,12 +283,16 @@ async function storedMessageIds(receiver: Peer, total: number): Promise<Map<stri
 	return stored;
 }
 
-async function eventually<T>(probe: () => Promise<T | null> | T | null, timeoutMs: number): Promise<T> {
+async function eventually<T>(
+	probe: () => Promise<T | null> | T | null,
+	timeoutMs: number,
+	explain: () => Promise<string> | string = () => "",
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
 		if (value !== null) return value;
-		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms ${await explain()}`);
 		await new Promise((r) => setTimeout(r, 200));
 	}
 }
