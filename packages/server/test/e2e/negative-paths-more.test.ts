@@ -2,8 +2,15 @@ import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingPeriod } from "../../src/service/billing/usage.ts";
-import { makeCertificates } from "../helpers/certs.ts";
-import { addPartner, type Peer, sendMessage, settled, startPair, startPeer } from "../helpers/peers.ts";
+import {
+	addPartner,
+	type Peer,
+	sendMessage,
+	settled,
+	startPair,
+	startPeer,
+	withImpostorCertificate,
+} from "../helpers/peers.ts";
 import { createTestPki, type TestPki } from "../helpers/tls.ts";
 import { eventually } from "../helpers/worker.ts";
 
@@ -164,36 +171,32 @@ describe("async MDNs", () => {
 	});
 
 	it("a negative async MDN (B cannot verify A's signature) reaches A, after a retry: failed AUTHENTICATION_FAILED", async () => {
-		const other = makeCertificates().selfSigned("impostor-async");
-		const certs = (await pair.b.call("GET", `/v1/partners/${partnerOnB}/certificates`)).json.data;
-		for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/deactivate`);
-		const impostor = await pair.b.call("POST", `/v1/partners/${partnerOnB}/certificates`, {
-			name: "wrong",
-			usage: "both",
-			certificate: other.certPem,
+		await withImpostorCertificate(pair.b, partnerOnB, "impostor-async", async () => {
+			// The MDN comes through the relay, refused once: A has surely recorded `sent` when it lands.
+			const receipts = await relay(pair.a, [503]);
+			await mdnUrl(receipts.url);
+			try {
+				const bEventsBefore = (await eventsOf(pair.b)).length;
+				const id = await send({ mdn_mode: "async", encrypt: false });
+				const failed = await settled(pair.a, id);
+				expect(failed).toMatchObject({ status: "failed", errorCode: "AUTHENTICATION_FAILED", mdnStatus: "received" });
+				expect(failed.mdnData?.disposition).toMatch(/processed\/error: authentication-failed/);
+				expect(failed.mdnData).toMatchObject({
+					signed: true,
+					signatureValid: true,
+					originalMessageId: failed.messageId,
+				});
+				expect(receipts.seen.map((s) => s.answered)).toEqual(["503", "forwarded"]);
+				expect(await kinds(pair.a, id)).toEqual(["message.queued", "message.sent", "message.failed"]);
+				const failedEvent = (await eventsOf(pair.a)).find((e) => e.kind === "message.failed" && e.data.id === id);
+				expect(failedEvent?.data).toMatchObject({ status: "failed", error_code: "AUTHENTICATION_FAILED" });
+				// B stored nothing and wrote no event.
+				expect(await inboundOf(pair.b, failed.messageId)).toBeNull();
+				expect((await eventsOf(pair.b)).length).toBe(bEventsBefore);
+			} finally {
+				await mdnUrl(null);
+			}
 		});
-		// The MDN comes through the relay, refused once: A has surely recorded `sent` when it lands.
-		const receipts = await relay(pair.a, [503]);
-		await mdnUrl(receipts.url);
-		try {
-			const bEventsBefore = (await eventsOf(pair.b)).length;
-			const id = await send({ mdn_mode: "async", encrypt: false });
-			const failed = await settled(pair.a, id);
-			expect(failed).toMatchObject({ status: "failed", errorCode: "AUTHENTICATION_FAILED", mdnStatus: "received" });
-			expect(failed.mdnData?.disposition).toMatch(/processed\/error: authentication-failed/);
-			expect(failed.mdnData).toMatchObject({ signed: true, signatureValid: true, originalMessageId: failed.messageId });
-			expect(receipts.seen.map((s) => s.answered)).toEqual(["503", "forwarded"]);
-			expect(await kinds(pair.a, id)).toEqual(["message.queued", "message.sent", "message.failed"]);
-			const failedEvent = (await eventsOf(pair.a)).find((e) => e.kind === "message.failed" && e.data.id === id);
-			expect(failedEvent?.data).toMatchObject({ status: "failed", error_code: "AUTHENTICATION_FAILED" });
-			// B stored nothing and wrote no event.
-			expect(await inboundOf(pair.b, failed.messageId)).toBeNull();
-			expect((await eventsOf(pair.b)).length).toBe(bEventsBefore);
-		} finally {
-			await mdnUrl(null);
-			await pair.b.call("DELETE", `/v1/certificates/${impostor.json.data.id}`);
-			for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/activate`);
-		}
 	});
 });
 

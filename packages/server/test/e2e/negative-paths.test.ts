@@ -3,7 +3,15 @@ import { createServer, type Server } from "node:https";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mdnTimeoutHandler } from "../../src/service/messages/mdn-timeout.ts";
 import { makeCertificates } from "../helpers/certs.ts";
-import { addPartner, freePort, type Peer, sendMessage, settled, startPair } from "../helpers/peers.ts";
+import {
+	addPartner,
+	freePort,
+	type Peer,
+	sendMessage,
+	settled,
+	startPair,
+	withImpostorCertificate,
+} from "../helpers/peers.ts";
 import { eventually } from "../helpers/worker.ts";
 
 /**
@@ -163,25 +171,14 @@ describe("routing", () => {
 
 describe("security failures come back as negative MDNs and fail the message", () => {
 	it("a signature B cannot verify: authentication-failed → AUTHENTICATION_FAILED", async () => {
-		const other = makeCertificates().selfSigned("impostor");
-		const certs = (await pair.b.call("GET", `/v1/partners/${partnerOnB}/certificates`)).json.data;
-		for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/deactivate`);
-		const impostor = await pair.b.call("POST", `/v1/partners/${partnerOnB}/certificates`, {
-			name: "wrong",
-			usage: "both",
-			certificate: other.certPem,
-		});
-		try {
+		await withImpostorCertificate(pair.b, partnerOnB, "impostor", async () => {
 			const before = await inboundCount(pair.b);
 			const failed = await settled(pair.a, await send({ encrypt: false }));
 			expect(failed).toMatchObject({ status: "failed", errorCode: "AUTHENTICATION_FAILED", mdnStatus: "received" });
 			expect(failed.mdnData?.disposition).toMatch(/processed\/error: authentication-failed/);
 			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
 			expect(await inboundCount(pair.b)).toBe(before);
-		} finally {
-			await pair.b.call("DELETE", `/v1/certificates/${impostor.json.data.id}`);
-			for (const c of certs) await pair.b.call("POST", `/v1/certificates/${c.id}/activate`);
-		}
+		});
 	});
 
 	it("encrypted for a key B does not hold: decryption-failed → DECRYPTION_FAILED", async () => {

@@ -7,6 +7,7 @@ import { expect } from "vitest";
 import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { makeCertificates } from "./certs.ts";
 import { createTestPki, type TestPki } from "./tls.ts";
 import { eventually } from "./worker.ts";
 
@@ -179,4 +180,29 @@ export async function settled(peer: Peer, id: string, statuses = ["delivered", "
 		`${id} to reach ${statuses.join("/")}`,
 		800,
 	);
+}
+
+/**
+ * Runs `fn` while `peer` knows its partner `partnerId` only by an impostor's certificate (one
+ * the partner does not sign with), then deletes it and reactivates the partner's own.
+ */
+export async function withImpostorCertificate<T>(
+	peer: Peer,
+	partnerId: string,
+	name: string,
+	fn: () => Promise<T>,
+): Promise<T> {
+	const certs = (await peer.call("GET", `/v1/partners/${partnerId}/certificates`)).json.data as { id: string }[];
+	for (const c of certs) await peer.call("POST", `/v1/certificates/${c.id}/deactivate`);
+	const impostor = await peer.call("POST", `/v1/partners/${partnerId}/certificates`, {
+		name: "wrong",
+		usage: "both",
+		certificate: makeCertificates().selfSigned(name).certPem,
+	});
+	try {
+		return await fn();
+	} finally {
+		await peer.call("DELETE", `/v1/certificates/${impostor.json.data.id}`);
+		for (const c of certs) await peer.call("POST", `/v1/certificates/${c.id}/activate`);
+	}
 }
