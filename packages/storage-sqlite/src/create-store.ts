@@ -54,6 +54,10 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	client.pragma("synchronous = NORMAL");
 	// 64 MiB of page cache rather than SQLite's 2: index walks of large lists stay in memory.
 	client.pragma("cache_size = -65536");
+	// Temporary b-trees (sorts, DISTINCT, statement journals that spill) stay in memory. As
+	// files they cost a create and an unlink per statement, and a file create waits on the
+	// file system's journal whenever a checkpoint is syncing.
+	client.pragma("temp_store = MEMORY");
 	cacheStatements(client);
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
