@@ -1,5 +1,5 @@
 import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
-import { and, asc, desc, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { jobs, schedules } from "../schema.ts";
@@ -7,7 +7,27 @@ import { jobs, schedules } from "../schema.ts";
 const RAW_JOBS = rawTable(jobs);
 const ENQUEUE = `${RAW_JOBS.insertSql} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
 const toJob = (row: typeof jobs.$inferSelect): JobRecord => ({ ...row, id: String(row.id) });
-const heldBy = (id: string, workerId: string) => and(eq(jobs.id, Number(id)), eq(jobs.lockedBy, workerId));
+// A worker polls after every job it finishes: claiming, completing and renewing are plain SQL
+// (raw-table.ts). Times are stored as epoch milliseconds, as the `instant` columns map them.
+const HELD_BY = `"id" = ? and "locked_by" = ?`;
+const COMPLETE = `delete from "jobs" where ${HELD_BY}`;
+const RETRY = `update "jobs" set "locked_by" = null, "locked_until" = null, "run_at" = ?, "last_error" = ? where ${HELD_BY}`;
+const EXTEND = `update "jobs" set "locked_until" = ? where ${HELD_BY}`;
+
+/**
+ * One statement: SQLite runs it atomically, so two claimers never take one job. Unary + keeps
+ * SQLite from filtering through the kind or run_at indexes and then sorting every due job
+ * (milliseconds per claim with thousands due): it walks jobs_claim_idx in claim order instead
+ * and stops after `limit` matches.
+ */
+function claimSql(kinds: number | null): string {
+	const ofKind = kinds === null ? "" : ` and +"kind" in (${Array.from({ length: kinds }, () => "?").join(", ")})`;
+	return `update "jobs" set "locked_by" = ?, "locked_until" = ?, "attempts" = "attempts" + 1 where "id" in (
+		select "id" from "jobs"
+		where +"run_at" <= ? and ("locked_until" is null or "locked_until" < ?)${ofKind}
+		order by "priority" desc, "run_at" asc, "id" asc limit ?
+	) returning ${RAW_JOBS.columns}`;
+}
 
 export function createJobStore(exec: Exec): JobStore {
 	return {
@@ -28,46 +48,24 @@ export function createJobStore(exec: Exec): JobStore {
 			}),
 		claim: ({ kinds, limit, workerId, leaseMs, now }) =>
 			exec((db) => {
-				// Unary + keeps SQLite from filtering through the kind or run_at indexes and then
-				// sorting every due job (milliseconds per claim with thousands due): it walks
-				// jobs_claim_idx in claim order instead and stops after `limit` matches.
-				const due: SQL[] = [
-					sql`+${jobs.runAt} <= ${now.getTime()}`,
-					or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, now))!,
-				];
-				if (kinds) due.push(inArray(sql`+${jobs.kind}`, [...kinds]));
-				// One statement: SQLite runs it atomically, so two claimers never take one job.
-				const picked = db
-					.select({ id: jobs.id })
-					.from(jobs)
-					.where(and(...due))
-					.orderBy(desc(jobs.priority), asc(jobs.runAt), asc(jobs.id))
-					.limit(limit);
-				return db
-					.update(jobs)
-					.set({
-						lockedBy: workerId,
-						lockedUntil: new Date(now.getTime() + leaseMs),
-						attempts: sql`${jobs.attempts} + 1`,
-					})
-					.where(inArray(jobs.id, picked))
-					.returning()
-					.all()
-					.sort((a, b) => b.priority - a.priority || a.runAt.getTime() - b.runAt.getTime() || a.id - b.id)
-					.map(toJob);
+				const kindList = kinds ? [...kinds] : null;
+				const rows = db.$client
+					.prepare(claimSql(kindList?.length ?? null))
+					.all(workerId, now.getTime() + leaseMs, now.getTime(), now.getTime(), ...(kindList ?? []), limit) as Record<
+					string,
+					unknown
+				>[];
+				return rows
+					.map((row) => toJob(RAW_JOBS.fromRow(row)))
+					.sort(
+						(a, b) => b.priority - a.priority || a.runAt.getTime() - b.runAt.getTime() || Number(a.id) - Number(b.id),
+					);
 			}),
-		complete: (id, workerId) => exec((db) => db.delete(jobs).where(heldBy(id, workerId)).run().changes === 1),
+		complete: (id, workerId) => exec((db) => db.$client.prepare(COMPLETE).run(Number(id), workerId).changes === 1),
 		retry: (id, workerId, { runAt, error }) =>
-			exec(
-				(db) =>
-					db
-						.update(jobs)
-						.set({ lockedBy: null, lockedUntil: null, runAt, lastError: error })
-						.where(heldBy(id, workerId))
-						.run().changes === 1,
-			),
+			exec((db) => db.$client.prepare(RETRY).run(runAt.getTime(), error, Number(id), workerId).changes === 1),
 		extendLease: (id, workerId, lockedUntil) =>
-			exec((db) => db.update(jobs).set({ lockedUntil }).where(heldBy(id, workerId)).run().changes === 1),
+			exec((db) => db.$client.prepare(EXTEND).run(lockedUntil.getTime(), Number(id), workerId).changes === 1),
 		get: (id) =>
 			exec((db) => {
 				const row = db
