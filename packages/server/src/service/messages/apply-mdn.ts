@@ -1,5 +1,5 @@
 import { formatMic, type ParsedMdn } from "@as2kit/core";
-import type { As2Store, MdnData, MessageRecord } from "@as2kit/core/store";
+import type { As2Store, MdnData, MessagePatch, MessageRecord } from "@as2kit/core/store";
 import { failMessage, transitionMessage } from "./message-transitions.ts";
 
 /** RFC 4130 §7.4.3 modifiers of a negative MDN as our error codes. */
@@ -22,7 +22,12 @@ export async function applyMdn(
 	store: As2Store,
 	message: MessageRecord,
 	mdn: ParsedMdn,
-	context: { signedRequested: boolean; at: Date },
+	context: {
+		signedRequested: boolean;
+		at: Date;
+		/** Fields of the exchange recorded with the outcome, in the same write (a sync MDN's transmission time). */
+		patch?: MessagePatch;
+	},
 ): Promise<MessageRecord | null> {
 	const mics = [message.mic, ...((message.details.attempt_mics as string[] | undefined) ?? [])].filter(
 		Boolean,
@@ -43,6 +48,7 @@ export async function applyMdn(
 		receivedAt: context.at.toISOString(),
 	};
 	const { at } = context;
+	const exchange = context.patch ?? {};
 	if (!mdn.positive) {
 		const modifier = mdn.disposition.modifier?.toLowerCase();
 		const detail = mdn.disposition.detail ?? modifier ?? mdn.disposition.type;
@@ -54,7 +60,7 @@ export async function applyMdn(
 				message: `the partner's MDN says: ${mdn.disposition.raw}`,
 			},
 			at,
-			{ mdnStatus: "received", mdnData: data, ...sentFields(message, at) },
+			{ mdnStatus: "received", mdnData: data, ...sentFields(message, at), ...exchange },
 		);
 	}
 	if (context.signedRequested && !mdn.signed) {
@@ -67,6 +73,7 @@ export async function applyMdn(
 				mdnStatus: "failed",
 				mdnData: data,
 				...sentFields(message, at),
+				...exchange,
 			},
 		);
 	}
@@ -79,7 +86,7 @@ export async function applyMdn(
 				message: `the MDN's signature does not verify: ${mdn.signatureError?.message ?? "unknown signer"}`,
 			},
 			at,
-			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at) },
+			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at), ...exchange },
 		);
 	}
 	const required = message.signed || message.encrypted || message.compressed || mics.length > 0;
@@ -89,7 +96,7 @@ export async function applyMdn(
 			message,
 			{ code: "MIC_MISMATCH", message: `the MDN's MIC ${received ?? "(none)"} is not ours (${mics[0] ?? "none"})` },
 			at,
-			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at) },
+			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at), ...exchange },
 		);
 	}
 	return transitionMessage(
@@ -103,6 +110,7 @@ export async function applyMdn(
 			mdnData: data,
 			mdnDeadline: null,
 			...sentFields(message, at),
+			...exchange,
 		},
 		() => (message.status === "processing" ? ["sent", "delivered"] : ["delivered"]),
 		at,

@@ -141,10 +141,10 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				);
 				return;
 			}
-			await store.messages.update(message.id, { transmissionTimeMs: result.timeMs });
-			await applyMdn(store, { ...message, transmissionTimeMs: result.timeMs }, mdn, {
+			await applyMdn(store, message, mdn, {
 				signedRequested: settings.mdn.signed,
 				at: done,
+				patch: { transmissionTimeMs: result.timeMs },
 			});
 		} catch (error) {
 			const failed = now();
