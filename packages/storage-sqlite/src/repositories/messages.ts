@@ -8,8 +8,12 @@ import { listMessages } from "./message-list.ts";
 // Every message is written once and read by each job: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(messages);
 const BY_ID = `select ${RAW.columns} from "messages" where "id" = ?`;
-const BY_MESSAGE_ID = `select ${RAW.columns} from "messages" where "tenant_id" = ? and "message_id" = ? and "direction" = ? order by "created_at" desc limit 1`;
-const BY_MESSAGE_ID_OF_PARTNER = `select ${RAW.columns} from "messages" where "tenant_id" = ? and "message_id" = ? and "direction" = ? and "partner_id" = ? order by "created_at" desc limit 1`;
+// Duplicate checks and async MDN matching look up one AS2 Message-ID. Left to itself, SQLite
+// satisfies the ORDER BY with a (tenant, direction, created_at) list index and walks the
+// tenant's whole history to find it: linear in the messages stored, for every inbound message.
+const BY_MESSAGE_ID_FROM = `select ${RAW.columns} from "messages" indexed by "messages_message_id_idx"`;
+export const BY_MESSAGE_ID = `${BY_MESSAGE_ID_FROM} where "tenant_id" = ? and "message_id" = ? and "direction" = ? order by "created_at" desc limit 1`;
+export const BY_MESSAGE_ID_OF_PARTNER = `${BY_MESSAGE_ID_FROM} where "tenant_id" = ? and "message_id" = ? and "direction" = ? and "partner_id" = ? order by "created_at" desc limit 1`;
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
 export function createMessageStore(exec: Exec): MessageStore {
