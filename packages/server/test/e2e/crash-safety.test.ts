@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { As2Store } from "@as2kit/core/store";
 import { createSqliteStore } from "@as2kit/storage-sqlite";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsClient } from "../helpers/https-client.ts";
 import { freePort, type Peer, startPeer } from "../helpers/peers.ts";
@@ -13,6 +14,9 @@ import { createTestPki, type TestPki } from "../helpers/tls.ts";
  * A sender running as a real process (the built `npm start` entry) is killed with SIGKILL at
  * random moments while 200 messages are in flight, and restarted each time. Every message it
  * accepted must end delivered, and the receiver must hold each Message-ID exactly once.
+ * Each kill records what it interrupted (from the sender's database as the kill left it), and
+ * the test fails unless kills fell mid-transmission, one of them after the receiver had
+ * stored a message the sender had not yet recorded as delivered.
  */
 const REPO = resolve(import.meta.dirname, "../../../..");
 const MESSAGES = 200;
@@ -21,7 +25,8 @@ let receiver: Peer;
 let dir: string;
 let port: number;
 let child: ChildProcess | null = null;
-let seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
+const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
+let seed = SEED;
 
 function random(): number {
 	// mulberry32: reproducible kill points from the printed seed.
@@ -76,15 +81,68 @@ async function startSender(): Promise<void> {
 	throw new Error("the sender did not start");
 }
 
-async function killSender(): Promise<void> {
+/**
+ * The Message-IDs the sender process `pid` is transmitting: claimed by its worker (jobs are
+ * locked by `host:pid:random`) and not yet settled.
+ */
+function transmitting(db: Database.Database, pid: number): string[] {
+	const rows = db
+		.prepare(
+			`select m.message_id from jobs j join messages m on m.id = json_extract(j.payload, '$.messageId')
+			where m.status = 'processing' and j.locked_by like ?`,
+		)
+		.all(`%:${pid}:%`) as { message_id: string }[];
+	return rows.map((row) => row.message_id);
+}
+
+function openSenderDb(): Database.Database {
+	return new Database(join(dir, "sender.sqlite"), { readonly: true, fileMustExist: true });
+}
+
+/** Polls the sender's database until it is transmitting a message (or `limitMs` passes). */
+async function untilTransmitting(limitMs: number): Promise<void> {
+	const db = openSenderDb();
+	try {
+		for (const end = Date.now() + limitMs; Date.now() < end && transmitting(db, child!.pid!).length === 0; ) {
+			await new Promise((r) => setTimeout(r, 2));
+		}
+	} finally {
+		db.close();
+	}
+}
+
+/** What one SIGKILL interrupted, read from the sender's database as the kill left it. */
+interface Interrupted {
+	/** Messages being transmitted (claimed, not yet settled). */
+	inFlight: number;
+	/** Of those, how many the receiver had already stored: the kill fell between its answer and our bookkeeping. */
+	receivedAlready: number;
+}
+
+async function killSender(): Promise<Interrupted> {
 	const exited = new Promise((r) => child!.once("exit", r));
+	const pid = child!.pid!;
 	child!.kill("SIGKILL");
 	await exited;
 	child = null;
+	const db = openSenderDb();
+	try {
+		const inFlight = transmitting(db, pid);
+		let receivedAlready = 0;
+		for (const messageId of inFlight) {
+			const stored = await receiver.server.store.messages.findByMessageId(receiver.tenantId, messageId, {
+				direction: "inbound",
+			});
+			if (stored) receivedAlready++;
+		}
+		return { inFlight: inFlight.length, receivedAlready };
+	} finally {
+		db.close();
+	}
 }
 
 describe("crash safety", () => {
-	it(`loses nothing and stores nothing twice across SIGKILLs of the sender (seed ${seed})`, async () => {
+	it(`loses nothing and stores nothing twice across SIGKILLs of the sender (seed ${SEED})`, async () => {
 		await startSender();
 		const call = httpsClient(baseUrl(), pki.caPem);
 		const registered = await call("POST", "/auth/register", {
@@ -132,9 +190,8 @@ describe("crash safety", () => {
 		});
 
 		let accepted = 0;
-		let kills = 0;
-		while (accepted < MESSAGES) {
-			// A burst of submissions, and a SIGKILL at a random moment inside it or just after.
+		const kills: Interrupted[] = [];
+		for (let round = 0; accepted < MESSAGES; round++) {
 			const burst = Array.from({ length: 25 }, (_, i) =>
 				call("POST", "/v1/messages", {
 					token,
@@ -148,19 +205,35 @@ describe("crash safety", () => {
 					() => 0,
 				),
 			);
-			await new Promise((r) => setTimeout(r, 50 + random() * 800));
-			await killSender();
-			kills++;
-			accepted += (await Promise.all(burst)).reduce((a, b) => a + b, 0);
+			// Every other round lets the whole burst be accepted first; the others kill while
+			// submissions are still arriving. Either way the kill falls at a random point of a
+			// transmission: once the sender has a message in flight, 0–40 ms later.
+			if (round % 2 === 1) accepted += (await Promise.all(burst)).reduce((a, b) => a + b, 0);
+			await untilTransmitting(3000);
+			await new Promise((r) => setTimeout(r, random() * 40));
+			kills.push(await killSender());
+			if (round % 2 === 0) accepted += (await Promise.all(burst)).reduce((a, b) => a + b, 0);
 			await startSender();
 		}
-		// Two more kills while the queue drains.
-		for (let i = 0; i < 2; i++) {
-			await new Promise((r) => setTimeout(r, 300 + random() * 1500));
-			await killSender();
-			kills++;
+		// More kills while the queue drains, at moments not tied to a transmission: at least
+		// two, and until one has fallen between the receiver storing a message and the sender
+		// recording it, where the resend must be recognised as a duplicate (bounded: the queue
+		// may drain first).
+		for (let i = 0; i < 12 && (i < 2 || !kills.some((k) => k.receivedAlready > 0)); i++) {
+			await new Promise((r) => setTimeout(r, 100 + random() * (i < 2 ? 1500 : 300)));
+			kills.push(await killSender());
 			await startSender();
 		}
+		const summary = `seed ${SEED}, kills (in flight/already received): ${kills.map((k) => `${k.inFlight}/${k.receivedAlready}`).join(" ")}`;
+		// The kills must have interrupted transmissions, or the test proves nothing.
+		expect(
+			kills.filter((k) => k.inFlight > 0).length,
+			`kills that found messages in flight (${summary})`,
+		).toBeGreaterThanOrEqual(kills.length / 3);
+		expect(
+			kills.some((k) => k.receivedAlready > 0),
+			`a kill fell after the receiver stored a message (${summary})`,
+		).toBe(true);
 
 		const senderStore: As2Store = createSqliteStore({ url: join(dir, "sender.sqlite") });
 		try {
@@ -170,7 +243,7 @@ describe("crash safety", () => {
 				all = await senderStore.messages.list(tenant.id, {}, { page: 1, perPage: 1000 });
 			}
 			const stuck = all.items.filter((m) => m.status !== "delivered").map((m) => `${m.id}:${m.status}:${m.errorCode}`);
-			expect(stuck, `after ${kills} kills`).toEqual([]);
+			expect(stuck, summary).toEqual([]);
 			// Every accepted message exists (plus any whose 202 was lost in a kill), and all were delivered.
 			expect(all.total).toBeGreaterThanOrEqual(accepted);
 			const inbound = await receiver.server.store.messages.list(
