@@ -5,6 +5,7 @@ import type { As2Store } from "@as2kit/core/store";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { type BackgroundCheckpointOptions, startBackgroundCheckpoints } from "./background-checkpoints.ts";
 import { type Exec, SqliteConnection } from "./connection.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
@@ -29,6 +30,11 @@ export interface SqliteStoreOptions {
 	url: string;
 	/** How long a statement waits for another connection's write lock (ms); default 5000. */
 	busyTimeoutMs?: number;
+	/**
+	 * WAL checkpoints from a thread of their own (background-checkpoints.ts), for file
+	 * databases; `false` leaves them to SQLite, inside the commits of this connection.
+	 */
+	backgroundCheckpoints?: BackgroundCheckpointOptions | false;
 }
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
@@ -62,12 +68,25 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	const db = drizzle(client, { schema });
 	migrate(db, { migrationsFolder: MIGRATIONS });
 	client.pragma("busy_timeout = 0");
+	const checkpoints =
+		path === ":memory:" || options.backgroundCheckpoints === false
+			? null
+			: startBackgroundCheckpoints(client, path, options.backgroundCheckpoints);
 	const connection = new SqliteConnection(db, busyTimeoutMs);
-	const transactionStore = storeOver(connection, connection.runInTransaction, null);
-	return storeOver(connection, connection.run, transactionStore);
+	const close = async () => {
+		await checkpoints?.stop();
+		client.close();
+	};
+	const transactionStore = storeOver(connection, connection.runInTransaction, null, close);
+	return storeOver(connection, connection.run, transactionStore, close);
 }
 
-function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: As2Store | null): As2Store {
+function storeOver(
+	connection: SqliteConnection,
+	exec: Exec,
+	transactionStore: As2Store | null,
+	close: () => Promise<void>,
+): As2Store {
 	const store: As2Store = {
 		accounts: createAccountStore(exec),
 		users: createUserStore(exec),
@@ -89,9 +108,7 @@ function storeOver(connection: SqliteConnection, exec: Exec, transactionStore: A
 		schedules: createScheduleStore(exec),
 		ids: createIdStore(exec),
 		transaction: (fn) => connection.transaction(() => fn(transactionStore ?? store)),
-		close: async () => {
-			connection.db.$client.close();
-		},
+		close,
 	};
 	return store;
 }

@@ -1,0 +1,81 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type Database from "better-sqlite3";
+
+export interface BackgroundCheckpointOptions {
+	/** Pause between two checkpoints (ms); default 100. */
+	intervalMs?: number;
+	/** The thread starts this long after the store opens (ms), so short-lived stores never pay for it; default 1000. */
+	startAfterMs?: number;
+}
+
+/**
+ * WAL pages the connection lets accumulate before it checkpoints on its own (40 MiB of 4 KiB
+ * pages): only reached if the thread falls far behind.
+ */
+const SAFETY_NET_PAGES = 10_000;
+/** SQLite's default, restored when the thread cannot run. */
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+
+// CommonJS, as eval'd workers are. A PASSIVE checkpoint neither waits for nor blocks readers
+// and writers: it copies into the database the frames no reader still needs, so the WAL can
+// start over (https://www.sqlite.org/c3ref/wal_checkpoint_v2.html). SQLITE_BUSY means another
+// connection is checkpointing: the next tick tries again. Anything else ends the thread.
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma("busy_timeout = 0");
+setInterval(() => {
+	try {
+		db.pragma("wal_checkpoint(PASSIVE)");
+	} catch (error) {
+		if (String(error && error.code).startsWith("SQLITE_BUSY")) return;
+		parentPort.postMessage(String(error && error.message));
+		process.exit(1);
+	}
+}, workerData.intervalMs);
+`;
+
+/**
+ * Checkpoints a WAL database from a thread of its own. Left to SQLite, the connection whose
+ * commit crosses 1,000 WAL pages copies them into the database and syncs both files inside
+ * that commit: under load, a stall of milliseconds on the event loop several times a second,
+ * which every request in flight waits out. From a thread, the event loop never waits for a
+ * checkpoint, and checkpoints come often enough to keep the WAL small. Should the thread fail,
+ * the connection checkpoints itself again as before.
+ */
+export function startBackgroundCheckpoints(
+	client: Database.Database,
+	path: string,
+	options: BackgroundCheckpointOptions = {},
+): { stop(): Promise<void> } {
+	client.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+	let stopped = false;
+	let worker: Worker | null = null;
+	const fallBack = () => {
+		worker = null;
+		if (!stopped && client.open) client.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+	};
+	const timer = setTimeout(() => {
+		worker = new Worker(WORKER_SOURCE, {
+			eval: true,
+			workerData: {
+				driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+				path,
+				intervalMs: options.intervalMs ?? 100,
+			},
+		});
+		worker.unref();
+		worker.once("error", fallBack);
+		worker.once("exit", fallBack);
+	}, options.startAfterMs ?? 1000);
+	timer.unref();
+	return {
+		async stop() {
+			stopped = true;
+			clearTimeout(timer);
+			await worker?.terminate();
+		},
+	};
+}
