@@ -60,9 +60,10 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	client.pragma("synchronous = NORMAL");
 	// 64 MiB of page cache rather than SQLite's 2: index walks of large lists stay in memory.
 	client.pragma("cache_size = -65536");
-	// Temporary b-trees (sorts, DISTINCT, statement journals that spill) stay in memory. As
-	// files they cost a create and an unlink per statement, and a file create waits on the
-	// file system's journal whenever a checkpoint is syncing.
+	// Temporary b-trees (sorts, DISTINCT, statement journals that spill) stay in memory. A
+	// message insert outgrows the 64 KiB of statement journal SQLite keeps in memory: as a
+	// file, that was a create and an unlink per message, and on ext4 without a journal every
+	// unlinked inode slows later creates for minutes (the allocator checks recent deletions).
 	client.pragma("temp_store = MEMORY");
 	cacheStatements(client);
 	const db = drizzle(client, { schema });

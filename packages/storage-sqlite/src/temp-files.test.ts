@@ -8,10 +8,10 @@ const BUILT = resolve(import.meta.dirname, "../dist/index.js");
 
 // Inserting a message inside a transaction touches the table, its list indexes and the search
 // index: the statement journal outgrows SQLite's 64 KiB in-memory spill limit. With temporary
-// storage on files, that is a file created and unlinked per message; on ext4 a create then
-// waits on the journal whenever a checkpoint syncs, and the unlinked inodes slow every later
-// create of the block group (bench/lib.mjs). SQLite reads SQLITE_TMPDIR once per process, so
-// the store runs in a child process whose temporary directory this test watches.
+// storage on files, that is a file created and unlinked per message; on ext4 without a
+// journal, the unlinked inodes also slow every later create of their block group for minutes
+// (bench/lib.mjs). SQLite reads SQLITE_TMPDIR once per process, so the store runs in a child
+// process whose temporary directory this test watches.
 it("writes a message without creating a temporary file", async () => {
 	const dir = mkdtempSync(join(tmpdir(), "as2kit-temp-files-"));
 	const sqliteTmp = join(dir, "tmp");
