@@ -67,7 +67,7 @@ async function peelCms(body: Chunks, context: Context, top: boolean): Promise<Pe
 		case "auth-enveloped-data": {
 			const result = await decrypt(reader.rest(), { identities: requireIdentities(context) });
 			const mic = recordEncrypted(context, result);
-			return peelInner(mic ? tap(result.content, [mic]) : result.content, context);
+			return peelDecrypted(mic ? tap(result.content, [mic]) : result.content, context);
 		}
 		case "compressed-data": {
 			context.layers.push({ kind: "compressed" });
@@ -87,6 +87,45 @@ async function peelCms(body: Chunks, context: Context, top: boolean): Promise<Pe
 		}
 		default:
 			throw new As2Error("MALFORMED_CMS", "the body is not a CMS structure this receiver can read");
+	}
+}
+
+/**
+ * The entity inside an encrypted layer. A key that did not unwrap decrypts to random bytes
+ * (RFC 3218 §2.3.2), and the parsers reading them often give up before the padding or tag
+ * is checked at the end: about one message in 25 encrypted to a key we do not hold came out
+ * MALFORMED_MIME instead of DECRYPTION_FAILED. So when reading the inner entity fails, the
+ * rest of the ciphertext is decrypted first and its verdict wins; the error is the same,
+ * at the same point, whatever the garbage looked like.
+ */
+async function peelDecrypted(content: Chunks, context: Context): Promise<Peeled<Chunks>> {
+	const source = content[Symbol.asyncIterator]();
+	// The parsers may stop reading (and would close the decryption with it): they get a view
+	// that cannot close it, so the rest can still be decrypted.
+	const view: Chunks = { [Symbol.asyncIterator]: () => ({ next: () => source.next() }) };
+	let inner: Peeled<Chunks>;
+	try {
+		inner = await peelInner(view, context);
+	} catch (error) {
+		return decryptionVerdict(source, error);
+	}
+	return {
+		headers: inner.headers,
+		payload: (async function* () {
+			try {
+				yield* inner.payload;
+			} catch (error) {
+				await decryptionVerdict(source, error);
+			}
+		})(),
+	};
+}
+
+/** Decrypts what is left of `source`: its own failure if it fails, else `error`. */
+async function decryptionVerdict(source: AsyncIterator<Uint8Array>, error: unknown): Promise<never> {
+	for (;;) {
+		const next = await source.next();
+		if (next.done) throw error;
 	}
 }
 
