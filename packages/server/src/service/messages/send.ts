@@ -60,14 +60,21 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				body: {
 					size: built.body.size,
 					async *open() {
-						yield* built.body.open();
-						// The whole body went out: remember this attempt's MIC before the answer, so an
-						// async MDN for it matches even if we crash now (the retry's MIC differs).
+						// The MIC is known once the body has been read through, and must be on record
+						// before the partner holds the whole message: its MDN (sync, or async on another
+						// instance) may come back at once, and after a crash it must still match this
+						// attempt. So the last chunk waits until this attempt's MIC is stored.
+						let held: Uint8Array | null = null;
+						for await (const chunk of built.body.open()) {
+							if (held) yield held;
+							held = chunk;
+						}
 						const mic = formatMic(await built.mic());
 						const mics = [...((message.details.attempt_mics as string[] | undefined) ?? []), mic];
 						await store.messages.update(message.id, { mic, details: { ...message.details, attempt_mics: mics } });
 						message.mic = mic;
 						message.details = { ...message.details, attempt_mics: mics };
+						if (held) yield held;
 					},
 				},
 				chunked: settings.compatibility.chunked,

@@ -83,7 +83,8 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 	const total = setTimeout(() => abort.abort(), options.totalTimeoutMs);
 	const send = url.protocol === "https:" ? httpsRequest : httpRequest;
 	try {
-		return await new Promise<PostResult>((resolve, reject) => {
+		let written: Promise<void> = Promise.resolve();
+		const answered = new Promise<PostResult>((resolve, reject) => {
 			const request = send(url, { method: "POST", headers, agent: agentFor(url, options.tls), signal: abort.signal });
 			request.setTimeout(options.idleTimeoutMs, () =>
 				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
@@ -112,8 +113,16 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 					reject,
 				);
 			});
-			writeBody(request, options.body).catch((error: unknown) => request.destroy(error as Error));
+			written = writeBody(request, options.body).catch((error: unknown) => {
+				request.destroy(error as Error);
+				throw toUnreachable(error, url, abort.signal.aborted, options.totalTimeoutMs);
+			});
 		});
+		// A partner may answer before the last byte is written (it knows the Content-Length):
+		// the exchange is over only when the body's producer has finished too, so whatever it
+		// does after its last chunk (the sender records the MIC) has happened by then.
+		const [result] = await Promise.all([answered, written]);
+		return result;
 	} finally {
 		clearTimeout(total);
 	}
