@@ -203,16 +203,25 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 			},
 			300_000,
 			// What was not delivered, and why: the failure message names it.
-			async () =>
-				JSON.stringify(
-					(
-						await sql.query(
-							`select m.status, m.error_code, m.attempts, j.locked_by, j.run_at, j.last_error, count(*)::int as n
-							from messages m left join jobs j on j.payload->>'messageId' = m.id
-							where m.status <> 'delivered' group by 1, 2, 3, 4, 5, 6 limit 20`,
-						)
-					).rows,
-				),
+			async () => {
+				const stuck = (
+					await sql.query(
+						`select m.status, m.error_code, m.attempts, j.locked_by, j.run_at, j.last_error, count(*)::int as n
+						from messages m left join jobs j on j.payload->>'messageId' = m.id
+						where m.status <> 'delivered' group by 1, 2, 3, 4, 5, 6 limit 20`,
+					)
+				).rows;
+				// The first failures in full, with what the relay saw of them.
+				const failed = (
+					await sql.query(
+						`select id, message_id, error_message, details, mdn_data from messages where status = 'failed' limit 3`,
+					)
+				).rows.map((m: { message_id: string }) => ({
+					...m,
+					transmissions: relay.transmissions.filter((t) => t.messageId === m.message_id),
+				}));
+				return JSON.stringify({ stuck, failed, killedHeld });
+			},
 		);
 		// Every accepted message (and any whose 202 was lost in the kill) delivered.
 		expect(counts.total).toBeGreaterThanOrEqual(accepted);
