@@ -49,10 +49,11 @@ it("streams a large body with backpressure and leaves no listeners behind on eac
 	}
 });
 
-it("settles only once the body's producer has finished, even when the answer comes first", async () => {
-	// The partner answers as soon as it has Content-Length bytes, as a sync MDN does. The
-	// sender's producer still has work to do after its last chunk (recording the MIC): the
-	// MDN must not be acted on before that work is done.
+/**
+ * POSTs four bytes, then lets `after` run inside the body's producer, to a partner that
+ * answers 200 as soon as it has the four bytes (as a sync MDN does, knowing Content-Length).
+ */
+async function postAnsweredEarly(after: () => Promise<void>) {
 	const server = createServer((req, res) => {
 		let received = 0;
 		req.on("data", (chunk: Buffer) => {
@@ -62,44 +63,37 @@ it("settles only once the body's producer has finished, even when the answer com
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	close = () => new Promise((resolve) => server.close(() => resolve()));
-	let producerDone = false;
-	const result = await postAs2({
+	return postAs2({
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
 		headers: [["content-type", "application/octet-stream"]],
 		body: {
 			size: 4,
 			async *open() {
 				yield new Uint8Array([1, 2, 3, 4]);
-				await new Promise((resolve) => setTimeout(resolve, 200));
-				producerDone = true;
+				await after();
 			},
 		},
 		idleTimeoutMs: 10_000,
 		totalTimeoutMs: 60_000,
+	});
+}
+
+it("settles only once the body's producer has finished, even when the answer comes first", async () => {
+	// The sender's producer still has work to do after its last chunk (recording the MIC):
+	// the MDN must not be acted on before that work is done.
+	let producerDone = false;
+	const result = await postAnsweredEarly(async () => {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		producerDone = true;
 	});
 	expect(result.status).toBe(200);
 	expect(producerDone).toBe(true);
 });
 
 it("reports a producer that fails after the answer came as the failure of the exchange", async () => {
-	const server = createServer((req, res) => {
-		req.once("data", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	close = () => new Promise((resolve) => server.close(() => resolve()));
-	const posted = postAs2({
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
-		headers: [["content-type", "application/octet-stream"]],
-		body: {
-			size: 4,
-			async *open() {
-				yield new Uint8Array([1, 2, 3, 4]);
-				await new Promise((resolve) => setTimeout(resolve, 100));
-				throw new Error("the MIC could not be recorded");
-			},
-		},
-		idleTimeoutMs: 10_000,
-		totalTimeoutMs: 60_000,
+	const posted = postAnsweredEarly(async () => {
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		throw new Error("the MIC could not be recorded");
 	});
 	await expect(posted).rejects.toMatchObject({ code: "PARTNER_UNREACHABLE" });
 	await expect(posted).rejects.toThrow(/the MIC could not be recorded/);
