@@ -23,6 +23,7 @@ import { createTenantStore } from "./repositories/tenants.ts";
 import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
 import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
 import * as schema from "./schema.ts";
+import { type SearchIndexingOptions, startBackgroundSearchIndexing } from "./search-indexing.ts";
 import { cacheStatements } from "./statement-cache.ts";
 
 export interface SqliteStoreOptions {
@@ -35,6 +36,11 @@ export interface SqliteStoreOptions {
 	 * databases; `false` leaves them to SQLite, inside the commits of this connection.
 	 */
 	backgroundCheckpoints?: BackgroundCheckpointOptions | false;
+	/**
+	 * New messages enter the search index in batches on a timer (search-indexing.ts); `false`
+	 * leaves them queued until a search indexes them.
+	 */
+	searchIndexing?: SearchIndexingOptions | false;
 }
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
@@ -74,7 +80,10 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 			? null
 			: startBackgroundCheckpoints(client, path, options.backgroundCheckpoints);
 	const connection = new SqliteConnection(db, busyTimeoutMs);
+	const indexing =
+		options.searchIndexing === false ? null : startBackgroundSearchIndexing(connection.run, options.searchIndexing);
 	const close = async () => {
+		await indexing?.stop();
 		await checkpoints?.stop();
 		client.close();
 	};

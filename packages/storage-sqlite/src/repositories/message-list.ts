@@ -2,6 +2,7 @@ import type { MessageListFilter, MessageRecord, Page, PageRequest } from "@as2ki
 import { and, count, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../connection.ts";
 import { messages } from "../schema.ts";
+import { indexPendingMessages } from "../search-indexing.ts";
 import { window } from "./pagination.ts";
 
 /** Search keys are created_at (ms) × 2^20 + a slot in the millisecond (migration 0006). */
@@ -80,6 +81,9 @@ export function listMessages(
  * until the page is full; counting walks it forward, as far as countLimit past the offset.
  */
 function searched(db: Db, tenantId: string, term: string, filter: Filter, page: PageRequest): Page<MessageRecord> {
+	// Messages stored since the last background batch are indexed first: a search sees every
+	// stored message, as when each insert indexed its own (search-indexing.ts).
+	indexPendingMessages(db.$client);
 	const { limit, offset } = window(page);
 	const others = conditions(filter);
 	const residual = others.length ? and(...others.map((c) => c.sql)) : undefined;
