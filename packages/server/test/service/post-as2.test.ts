@@ -98,3 +98,37 @@ it("reports a producer that fails after the answer came as the failure of the ex
 	await expect(posted).rejects.toMatchObject({ code: "PARTNER_UNREACHABLE" });
 	await expect(posted).rejects.toThrow(/the MIC could not be recorded/);
 });
+
+it("closes an idle kept-alive connection before the partner's keep-alive timeout, so it is never reused as the partner closes it", async () => {
+	// keepAliveTimeout 2.5 s: Node announces `Keep-Alive: timeout=2` and closes idle connections
+	// after 2.5 s. Reusing one just then fails the next POST with ECONNRESET.
+	const server = createServer((req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	server.keepAliveTimeout = 2500;
+	const closedAt: number[] = [];
+	server.on("connection", (socket) => socket.once("close", () => closedAt.push(performance.now())));
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => new Promise((resolve) => server.close(() => resolve()));
+	const post = () =>
+		postAs2({
+			url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+			headers: [["content-type", "text/plain"]],
+			body: {
+				size: 2,
+				async *open() {
+					yield new TextEncoder().encode("hi");
+				},
+			},
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 10_000,
+		});
+	expect((await post()).status).toBe(200);
+	const idleFrom = performance.now();
+	// We close a second before the announced timeout: by 1.8 s, only we can have closed it.
+	await new Promise((resolve) => setTimeout(resolve, 1800));
+	expect(closedAt).toHaveLength(1);
+	expect(closedAt[0]! - idleFrom).toBeLessThan(1800);
+	expect((await post()).status).toBe(200);
+});

@@ -41,6 +41,15 @@ export function unreachable(message: string, cause?: unknown): As2Error {
 const agents = new Map<string, HttpAgent | HttpsAgent>();
 
 /**
+ * An idle kept-alive connection is closed by us after this long, or a second before the
+ * partner's announced `Keep-Alive: timeout=N` if that is sooner (Node applies the hint only when
+ * the agent has a timeout of its own). Without it, a connection idle as long as the partner's
+ * keep-alive timeout (5 s on Node and Apache) could be reused just as the partner closes it: the
+ * POST then fails with ECONNRESET, and the message waits for its retry.
+ */
+const IDLE_CONNECTION_MS = 4000;
+
+/**
  * One keep-alive agent per TLS policy, so connections to a partner are reused across
  * messages (a TLS handshake costs more than a small message) without mixing trust settings.
  */
@@ -52,13 +61,14 @@ function agentFor(url: URL, tls: PostOptions["tls"]): HttpAgent | HttpsAgent {
 			url.protocol === "https:"
 				? new HttpsAgent({
 						keepAlive: true,
+						timeout: IDLE_CONNECTION_MS,
 						maxSockets: 64,
 						minVersion: "TLSv1.2",
 						...(tls?.caPem ? { ca: tls.caPem } : {}),
 						// A pinned certificate is trusted for itself, even self-signed; pinning is then checked on connect.
 						rejectUnauthorized: !(tls?.pinnedSha256 && !tls.caPem),
 					})
-				: new HttpAgent({ keepAlive: true, maxSockets: 64 });
+				: new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, maxSockets: 64 });
 		agents.set(key, agent);
 	}
 	return agent;
