@@ -153,7 +153,10 @@ export function cpuSeconds(pid) {
 }
 
 export function client(baseUrl, caPem) {
-	const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: caPem });
+	// Idle sockets are closed here after 4 s, before the server's 5 s keep-alive timeout closes
+	// them: a request written on a socket the server is closing at that moment fails with
+	// ECONNRESET (the gap between the benchmark's phases is often longer than 5 s).
+	const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: caPem, timeout: 4000 });
 	return function call(method, path, { token, body, headers = {}, raw } = {}) {
 		return new Promise((resolve, reject) => {
 			const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));

@@ -89,13 +89,23 @@ async function run() {
 		const latencies = [];
 		const phaseStart = performance.now();
 		const pending = [];
+		const failures = [];
 		for (let i = 0; i < total; i++) {
 			const due = phaseStart + (i * 1000) / rate;
 			const wait = due - performance.now();
 			if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-			pending.push(submit().then((ms) => latencies.push(ms)));
+			// Handled at once: a rejection left for Promise.all below would end the process as
+			// unhandled before the servers are stopped.
+			pending.push(
+				submit().then(
+					(ms) => latencies.push(ms),
+					(error) => failures.push(error),
+				),
+			);
 		}
 		await Promise.all(pending);
+		if (failures.length)
+			throw new Error(`${failures.length} of ${total} POSTs failed; the first: ${failures[0].message}`);
 		await deliveredAll(MESSAGES + total);
 		db.close();
 		return {
