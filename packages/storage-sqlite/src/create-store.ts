@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { type BackgroundCheckpointOptions, startBackgroundCheckpoints } from "./background-checkpoints.ts";
+import { createCertificateListCache } from "./certificate-list-cache.ts";
 import { type Exec, SqliteConnection } from "./connection.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
@@ -91,6 +92,7 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	return storeOver(connection, connection.run, transactionStore, close);
 }
 
+/** The store over `exec`; `transactionStore` is null for the store inside a transaction. */
 function storeOver(
 	connection: SqliteConnection,
 	exec: Exec,
@@ -105,7 +107,7 @@ function storeOver(
 		tenants: createTenantStore(exec),
 		apiKeys: createApiKeyStore(exec),
 		partners: createPartnerStore(exec),
-		certificates: createCertificateStore(exec),
+		certificates: createCertificateStore(exec, transactionStore ? createCertificateListCache() : null),
 		messages: createMessageStore(exec),
 		events: createEventStore(exec),
 		webhookEndpoints: createWebhookEndpointStore(exec),

@@ -284,6 +284,16 @@ export const certificates = sqliteTable(
 	],
 );
 
+/**
+ * One row whose `version` every change of `certificates` increments (triggers in migration
+ * 0009): a connection that kept certificate lists in memory re-reads them only when another
+ * connection, or process, has changed one since (repositories/certificates.ts).
+ */
+export const certificatesVersion = sqliteTable("certificates_version", {
+	id: integer("id").primaryKey(),
+	version: integer("version").notNull(),
+});
+
 export const messages = sqliteTable(
 	"messages",
 	{

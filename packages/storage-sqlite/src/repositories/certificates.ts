@@ -1,5 +1,6 @@
 import type { CertificateRecord, CertificateStore } from "@as2kit/core/store";
 import { and, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
+import type { CertificateListCache } from "../certificate-list-cache.ts";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { certificates } from "../schema.ts";
@@ -14,7 +15,8 @@ const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord
 const live = isNull(certificates.deletedAt);
 const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
 
-export function createCertificateStore(exec: Exec): CertificateStore {
+/** `lists`: the cache of listFor, for the store outside transactions only (null inside one). */
+export function createCertificateStore(exec: Exec, lists: CertificateListCache | null): CertificateStore {
 	return {
 		create: (certificate) => exec((db) => void db.insert(certificates).values(certificate).run()),
 		get: (accountId, id) =>
@@ -52,15 +54,20 @@ export function createCertificateStore(exec: Exec): CertificateStore {
 				const total = db.select({ n: count() }).from(certificates).where(where).get()?.n ?? 0;
 				return { items, total };
 			}),
-		// Every message reads its certificates: plain SQL on the hot path (raw-table.ts).
+		// Every message reads its certificates: plain SQL on the hot path (raw-table.ts), kept in
+		// memory while none changes (certificate-list-cache.ts).
 		listFor: (owner) =>
-			exec((db) =>
-				(
-					("partnerId" in owner
-						? db.$client.prepare(OF_PARTNER).all(owner.partnerId)
-						: db.$client.prepare(IDENTITIES_OF).all(owner.identityOf)) as Record<string, unknown>[]
-				).map((row) => toCertificate(RAW.fromRow(row))),
-			),
+			exec((db) => {
+				const read = () =>
+					(
+						("partnerId" in owner
+							? db.$client.prepare(OF_PARTNER).all(owner.partnerId)
+							: db.$client.prepare(IDENTITIES_OF).all(owner.identityOf)) as Record<string, unknown>[]
+					).map((row) => toCertificate(RAW.fromRow(row)));
+				if (!lists) return read();
+				const key = "partnerId" in owner ? `partner:${owner.partnerId}` : `identities:${owner.identityOf}`;
+				return lists.get(db.$client, key, read);
+			}),
 		countUploaded: (accountId) =>
 			exec(
 				(db) =>
