@@ -58,15 +58,13 @@ export function createCertificateStore(exec: Exec, lists: CertificateListCache |
 		// memory while none changes (certificate-list-cache.ts).
 		listFor: (owner) =>
 			exec((db) => {
+				const [sql, id, key] =
+					"partnerId" in owner
+						? [OF_PARTNER, owner.partnerId, `partner:${owner.partnerId}`]
+						: [IDENTITIES_OF, owner.identityOf, `identities:${owner.identityOf}`];
 				const read = () =>
-					(
-						("partnerId" in owner
-							? db.$client.prepare(OF_PARTNER).all(owner.partnerId)
-							: db.$client.prepare(IDENTITIES_OF).all(owner.identityOf)) as Record<string, unknown>[]
-					).map((row) => toCertificate(RAW.fromRow(row)));
-				if (!lists) return read();
-				const key = "partnerId" in owner ? `partner:${owner.partnerId}` : `identities:${owner.identityOf}`;
-				return lists.get(db.$client, key, read);
+					(db.$client.prepare(sql).all(id) as Record<string, unknown>[]).map((row) => toCertificate(RAW.fromRow(row)));
+				return lists ? lists.get(db.$client, key, read) : read();
 			}),
 		countUploaded: (accountId) =>
 			exec(
