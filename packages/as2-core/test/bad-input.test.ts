@@ -63,6 +63,22 @@ describe("bad input gets a typed error, never a crash or a hang", () => {
 		expect(await code(received(m.headers, bent, limit))).toBe("DECRYPTION_FAILED");
 	});
 
+	it("a bad padding wins over a missing signature: DECRYPTION_FAILED, not INSUFFICIENT_MESSAGE_SECURITY", async () => {
+		// Regression: random bytes from a key that did not unwrap start with a line feed about one
+		// time in 256, and read as an unsigned entity; the signing requirement refused it before
+		// the padding was checked (a flaky rollover test showed it). Made deterministic here: an
+		// encrypted, unsigned message to a receiver that requires signing, with a bad padding.
+		const m = await packed({ encrypt: { certificates: [bob.certDer], algorithm: "aes256" } });
+		const requireSigned = { requireSigned: true };
+		// Control: intact, the missing signature is what fails.
+		expect(await code(received(m.headers, m.body, requireSigned))).toBe("INSUFFICIENT_MESSAGE_SECURITY");
+		const entity = await collect((await decrypt(toChunks(m.body), bobIdentity)).content);
+		const padding = 16 - (entity.byteLength % 16);
+		const bent = Buffer.from(m.body);
+		bent[bent.length - 17] = bent[bent.length - 17]! ^ padding; // P_n[15] becomes 0: no valid PKCS#7 padding
+		expect(await code(received(m.headers, bent, requireSigned))).toBe("DECRYPTION_FAILED");
+	});
+
 	it("tampered AES-GCM ciphertext → DECRYPTION_FAILED (tag)", async () => {
 		const m = await packed({ encrypt: { certificates: [bob.certDer], algorithm: "aes256-gcm" } });
 		expect(await code(received(m.headers, flip(m.body, m.body.length - 40)))).toBe("DECRYPTION_FAILED");
