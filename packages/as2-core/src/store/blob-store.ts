@@ -7,8 +7,13 @@ export interface BlobStore {
 	/**
 	 * Streams `body` into a new blob at `key`, visible only once complete. With `maxBytes`,
 	 * fails with As2Error("PAYLOAD_TOO_LARGE") as soon as the limit is crossed, keeping nothing.
+	 * `body` is a web stream or any async iterable of chunks (a Node readable, a generator).
 	 */
-	put(key: string, body: ReadableStream<Uint8Array>, options?: { maxBytes?: number }): Promise<BlobInfo>;
+	put(
+		key: string,
+		body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+		options?: { maxBytes?: number },
+	): Promise<BlobInfo>;
 	/** The blob's bytes, or null when there is none. */
 	get(key: string): Promise<ReadableStream<Uint8Array> | null>;
 	stat(key: string): Promise<BlobInfo | null>;

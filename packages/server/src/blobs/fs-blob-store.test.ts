@@ -66,6 +66,26 @@ describe("fs blob store", () => {
 		expect(readdirSync(join(root, "k"))).toEqual([]);
 	});
 
+	it("takes an async iterable as well (a Node request, a generator), and ends it early when refused", async () => {
+		const { blobs } = store();
+		const bytes = randomBytes(300_000);
+		const chunksOf = async function* (watch?: { ended: boolean }) {
+			try {
+				for (let offset = 0; offset < bytes.byteLength; offset += 65536) yield bytes.subarray(offset, offset + 65536);
+			} finally {
+				if (watch) watch.ended = true;
+			}
+		};
+		const info = await blobs.put("it/whole", chunksOf());
+		expect(info).toEqual({ key: "it/whole", bytes: bytes.byteLength, sha256: sha256(bytes) });
+		expect((await readAll(await blobs.get(info.key))).equals(bytes)).toBe(true);
+		const watch = { ended: false };
+		const error = await blobs.put("it/over", chunksOf(watch), { maxBytes: 100_000 }).catch((e) => e);
+		expect(isAs2Error(error) && error.code).toBe("PAYLOAD_TOO_LARGE");
+		expect(watch.ended).toBe(true);
+		expect(await blobs.stat("it/over")).toBeNull();
+	});
+
 	it("refuses keys that could leave its directory", async () => {
 		const { blobs } = store();
 		await expect(blobs.put("../escape", streamOf(new Uint8Array(1)))).rejects.toThrow(/unsafe blob key/);

@@ -51,17 +51,17 @@ export function createFsBlobStore(root: string): BlobStore {
 			ensureDirectory(path);
 			const temporary = `${path}.${randomUUID()}.partial`;
 			const hash = createHash("sha256");
-			const reader = body.getReader();
+			const chunks = chunksOf(body);
 			const held: Uint8Array[] = [];
 			let bytes = 0;
 			let out: ReturnType<typeof createWriteStream> | null = null;
 			try {
 				for (;;) {
-					const { done, value } = await reader.read();
+					const { done, value } = await chunks.next();
 					if (done) break;
 					bytes += value.byteLength;
 					if (options.maxBytes !== undefined && bytes > options.maxBytes) {
-						await reader.cancel().catch(() => {});
+						await chunks.cancel();
 						throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds ${options.maxBytes} bytes`, {
 							details: { max_bytes: options.maxBytes },
 						});
@@ -92,7 +92,7 @@ export function createFsBlobStore(root: string): BlobStore {
 				await rm(temporary, { force: true });
 				throw error;
 			} finally {
-				reader.releaseLock();
+				chunks.release();
 			}
 		},
 
@@ -133,5 +133,28 @@ export function createFsBlobStore(root: string): BlobStore {
 		async delete(key) {
 			await rm(pathOf(key), { force: true });
 		},
+	};
+}
+
+/**
+ * The chunks of a web stream (through its reader) or of an async iterable, with a way to give
+ * up early (`cancel`) and to let go of the source once done (`release`).
+ */
+function chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>) {
+	if ("getReader" in body) {
+		const reader = body.getReader();
+		return {
+			next: () => reader.read(),
+			cancel: () => reader.cancel().catch(() => {}),
+			release: () => reader.releaseLock(),
+		};
+	}
+	const iterator = body[Symbol.asyncIterator]();
+	return {
+		next: () => iterator.next(),
+		cancel: async () => {
+			await iterator.return?.().catch(() => {});
+		},
+		release: () => {},
 	};
 }

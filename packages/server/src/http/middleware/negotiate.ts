@@ -16,9 +16,12 @@ export function negotiate(options: { anyAccept?: (path: string) => boolean } = {
 		if (accept && !JSON_ACCEPTING.test(accept) && !options.anyAccept?.(c.req.path)) {
 			throw new As2Error("NOT_ACCEPTABLE", "this endpoint answers application/json");
 		}
+		// GET and HEAD first: `Request.body` builds a web stream on @hono/node-server (body.ts).
 		const hasBody =
-			c.req.header("content-length") !== undefined ? c.req.header("content-length") !== "0" : !!c.req.raw.body;
-		if (hasBody && c.req.method !== "GET" && c.req.method !== "HEAD") {
+			c.req.method !== "GET" &&
+			c.req.method !== "HEAD" &&
+			(c.req.header("content-length") !== undefined ? c.req.header("content-length") !== "0" : !!c.req.raw.body);
+		if (hasBody) {
 			const type = mediaType(c.req.header("content-type"));
 			const readable =
 				type === "application/json" ||

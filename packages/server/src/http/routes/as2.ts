@@ -1,3 +1,4 @@
+import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../context.ts";
@@ -13,7 +14,9 @@ export function as2Routes(clientIp: (c: Context) => string) {
 		const length = c.req.header("content-length");
 		const response = await c.var.service.messages.receive({
 			headers: [...c.req.raw.headers],
-			body: c.req.raw.body,
+			// On @hono/node-server, the Node request itself: `Request.body` would wrap it in a web
+			// stream, a web Request and an AbortSignal first (body.ts).
+			body: (c.env as Partial<HttpBindings> | undefined)?.incoming ?? c.req.raw.body,
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
 			log: c.var.log,

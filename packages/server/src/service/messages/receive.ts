@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
 	As2Error,
+	concatBytes,
 	isAs2Error,
 	type MdnRequest,
 	MimeHeaders,
@@ -17,7 +18,7 @@ import type { KeyMaterial } from "./key-material.ts";
 import { type InboundMessage, processInbound } from "./process-inbound.ts";
 import { isMdnRequest, receiveAsyncMdn } from "./receive-mdn.ts";
 import { RECEIVE_JOB } from "./send-job-kind.ts";
-import { bytesStream, messageIdDomain } from "./submit.ts";
+import { bytesBody, messageIdDomain } from "./submit.ts";
 
 /** Bodies up to this size are read into memory; larger ones stream to the blob store first. */
 const IN_MEMORY_BYTES = 1024 * 1024;
@@ -26,7 +27,8 @@ const BODY_OVERHEAD = (payload: number) => Math.ceil(payload * 1.4) + 1024 * 102
 
 export interface ReceiveRequest {
 	headers: Iterable<[string, string]>;
-	body: ReadableStream<Uint8Array> | null;
+	/** The request body: a Node request as it is, or a web stream. */
+	body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
 	/** Content-Length when the client sent one. */
 	contentLength: number | null;
 	clientIp: string;
@@ -135,7 +137,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 			const inbound: InboundMessage = { tenant, partner, headers, messageId: stripMessageId(rawId), mdnRequest, body };
 			if (mdnRequest?.mode !== "sync") {
 				// The partner does not wait for an MDN: store, answer at once, process in a job.
-				const key = blobKey ?? (await blobs.put(rawKey(now()), bytesStream(body as Uint8Array))).key;
+				const key = blobKey ?? (await blobs.put(rawKey(now()), bytesBody(body as Uint8Array))).key;
 				await store.transaction((tx) =>
 					tx.jobs.enqueue(
 						{
@@ -175,8 +177,8 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 	async function readBody(request: ReceiveRequest, maxBody: number): Promise<Uint8Array | { blobKey: string }> {
 		if (!request.body) return new Uint8Array(0);
 		if (request.contentLength !== null && request.contentLength <= IN_MEMORY_BYTES) {
-			const bytes = new Uint8Array(await new Response(request.body).arrayBuffer());
-			if (bytes.byteLength > maxBody) throw new As2Error("MESSAGE_TOO_LARGE", "the message is too large");
+			const bytes = await readAll(request.body, Math.min(maxBody, request.contentLength));
+			if (bytes === null) throw new As2Error("MESSAGE_TOO_LARGE", "the message is longer than its Content-Length");
 			return bytes;
 		}
 		const blob = await blobs.put(rawKey(now()), request.body, { maxBytes: maxBody });
@@ -207,6 +209,21 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 			body: new TextEncoder().encode(`too many messages from ${from}; retry after ${taken.retryAfterSeconds} s\n`),
 		};
 	}
+}
+
+/** Every chunk of `body` in one array, or null as soon as there are more than `max` bytes. */
+async function readAll(
+	body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+	max: number,
+): Promise<Uint8Array | null> {
+	const chunks: Uint8Array[] = [];
+	let length = 0;
+	for await (const chunk of body as AsyncIterable<Uint8Array>) {
+		length += chunk.byteLength;
+		if (length > max) return null;
+		chunks.push(chunk);
+	}
+	return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
 export function rawKey(at: Date): string {

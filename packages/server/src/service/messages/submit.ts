@@ -84,7 +84,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 						details: { max_bytes: max, bytes: bytes.byteLength },
 					});
 				}
-				blob = await blobs.put(newPayloadKey(at), bytesStream(bytes));
+				blob = await blobs.put(newPayloadKey(at), bytesBody(bytes));
 			}
 			const stored = blob;
 			const message = await store.transaction(async (tx) => {
@@ -177,11 +177,10 @@ export function messageIdDomain(publicUrl: string | null): string {
 }
 
 /** A one-chunk stream of bytes already in memory. */
-export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
-	return new ReadableStream({
-		start(controller) {
-			if (bytes.byteLength > 0) controller.enqueue(bytes);
-			controller.close();
-		},
-	});
+/**
+ * Bytes in memory as a body for `BlobStore.put`: one chunk from a generator, cheaper than a
+ * ReadableStream (each one costs microseconds to set up on Node 20).
+ */
+export async function* bytesBody(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+	if (bytes.byteLength > 0) yield bytes;
 }
