@@ -12,7 +12,7 @@ import {
 	startPair,
 	withImpostorCertificate,
 } from "../helpers/peers.ts";
-import { eventually } from "../helpers/worker.ts";
+import { eventually, jobContext } from "../helpers/worker.ts";
 
 /**
  * The documented end of every negative path between two real servers: the state, the error,
@@ -337,7 +337,7 @@ describe("transport failures", () => {
 			const waiting = await settled(pair.a, id, ["sent", "failed"]);
 			expect(waiting).toMatchObject({ status: "sent", mdnStatus: "pending" });
 			await new Promise((resolve) => setTimeout(resolve, 1100));
-			await mdnTimeoutHandler(pair.a.server.service.deps)({} as never, { signal: new AbortController().signal });
+			await mdnTimeoutHandler(pair.a.server.service.deps)({} as never, jobContext());
 			const timedOut = await settled(pair.a, id);
 			expect(timedOut).toMatchObject({ status: "failed", errorCode: "MDN_TIMEOUT", mdnStatus: "timeout" });
 			expect(await kinds(pair.a, id)).toEqual(["message.queued", "message.sent", "message.failed"]);

@@ -1,4 +1,5 @@
 import { type Background, createBackground } from "../../src/service/jobs/background.ts";
+import type { JobContext } from "../../src/service/jobs/worker.ts";
 import type { TestApp } from "./test-app.ts";
 
 /** Runs the test app's job worker with a short poll, until `stop()`. */
@@ -20,4 +21,9 @@ export async function eventually<T>(
 		await new Promise((resolve) => setTimeout(resolve, 25));
 	}
 	throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The context of a job handler called directly, outside a worker: nothing to complete. */
+export function jobContext(): JobContext {
+	return { signal: new AbortController().signal, completeIn: async () => {} };
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expiryScanHandler } from "../../src/service/certificates/expiry-scan.ts";
 import { makeCertificates } from "../helpers/certs.ts";
 import { createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { jobContext } from "../helpers/worker.ts";
 
 let t: TestApp;
 const certs = makeCertificates();
@@ -32,7 +33,7 @@ describe("certificate expiry scan (injected clock)", () => {
 			});
 		}
 		const scan = expiryScanHandler(t.service.deps);
-		const run = () => scan({} as never, { signal: new AbortController().signal });
+		const run = () => scan({} as never, jobContext());
 		const kinds = async () =>
 			(await t.store.events.list({ accountId: owner.accountId })).map((e) => e.kind).filter((k) => /expir/.test(k));
 
@@ -76,7 +77,7 @@ describe("certificate expiry scan (injected clock)", () => {
 			token: owner.token,
 			body: { name: "old", usage: "both", certificate: old.certPem },
 		});
-		await expiryScanHandler(t.service.deps)({} as never, { signal: new AbortController().signal });
+		await expiryScanHandler(t.service.deps)({} as never, jobContext());
 		const kinds = (await t.store.events.list({ accountId: owner.accountId }))
 			.map((e) => e.kind)
 			.filter((k) => /expir/.test(k));

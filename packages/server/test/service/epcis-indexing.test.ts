@@ -5,7 +5,7 @@ import { EPCIS_INDEX_JOB } from "../../src/service/epcis/index-job.ts";
 import type { Background } from "../../src/service/jobs/background.ts";
 import { DOCUMENT_20, manyEvents } from "../helpers/epcis-documents.ts";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
-import { eventually, startWorker } from "../helpers/worker.ts";
+import { eventually, jobContext, startWorker } from "../helpers/worker.ts";
 
 /**
  * Indexing EPCIS payloads: outbound and inbound messages, in a job of its own that never
@@ -193,7 +193,7 @@ describe("EPCIS indexing of message payloads", () => {
 				lastError: null,
 				createdAt: now,
 			},
-			{ signal: new AbortController().signal },
+			jobContext(),
 		);
 		expect(await count()).toBe(600);
 		const eventIds = new Set(

@@ -14,7 +14,18 @@ export class RetryJob extends Error {
 	}
 }
 
-export type JobHandler = (job: JobRecord, context: { signal: AbortSignal }) => Promise<void>;
+export interface JobContext {
+	/** Aborted when the worker stops. */
+	signal: AbortSignal;
+	/**
+	 * Removes the job inside the caller's transaction, so it ends in the same commit as the work
+	 * it did (one write less per job). The worker still completes the job once the handler
+	 * returns, which then finds nothing to remove; so a handler may call this or not.
+	 */
+	completeIn(tx: As2Store): Promise<void>;
+}
+
+export type JobHandler = (job: JobRecord, context: JobContext) => Promise<void>;
 
 export interface WorkerOptions {
 	store: As2Store;
@@ -67,7 +78,10 @@ export function createWorker(options: WorkerOptions): Worker {
 			});
 		}, leaseMs / 3);
 		try {
-			await handler(job, { signal: stopping.signal });
+			await handler(job, {
+				signal: stopping.signal,
+				completeIn: async (tx) => void (await tx.jobs.complete(job.id, workerId)),
+			});
 			await store.jobs.complete(job.id, workerId);
 		} catch (error) {
 			const runAt =

@@ -1,6 +1,6 @@
 import { formatMic, type ParsedMdn } from "@as2kit/core";
 import type { As2Store, MdnData, MessagePatch, MessageRecord } from "@as2kit/core/store";
-import { failMessage, transitionMessage } from "./message-transitions.ts";
+import { type AlsoInTransaction, failMessage, transitionMessage } from "./message-transitions.ts";
 
 /** RFC 4130 §7.4.3 modifiers of a negative MDN as our error codes. */
 const ERROR_OF: Record<string, string> = {
@@ -27,6 +27,8 @@ export async function applyMdn(
 		at: Date;
 		/** Fields of the exchange recorded with the outcome, in the same write (a sync MDN's transmission time). */
 		patch?: MessagePatch;
+		/** More writes in the outcome's transaction (message-transitions.ts). */
+		also?: AlsoInTransaction;
 	},
 ): Promise<MessageRecord | null> {
 	const mics = [message.mic, ...((message.details.attempt_mics as string[] | undefined) ?? [])].filter(
@@ -47,7 +49,7 @@ export async function applyMdn(
 		messageId: mdn.messageId ?? null,
 		receivedAt: context.at.toISOString(),
 	};
-	const { at } = context;
+	const { at, also } = context;
 	const exchange = context.patch ?? {};
 	if (!mdn.positive) {
 		const modifier = mdn.disposition.modifier?.toLowerCase();
@@ -61,6 +63,7 @@ export async function applyMdn(
 			},
 			at,
 			{ mdnStatus: "received", mdnData: data, ...sentFields(message, at), ...exchange },
+			also,
 		);
 	}
 	if (context.signedRequested && !mdn.signed) {
@@ -75,6 +78,7 @@ export async function applyMdn(
 				...sentFields(message, at),
 				...exchange,
 			},
+			also,
 		);
 	}
 	if (signatureValid === false) {
@@ -87,6 +91,7 @@ export async function applyMdn(
 			},
 			at,
 			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at), ...exchange },
+			also,
 		);
 	}
 	const required = message.signed || message.encrypted || message.compressed || mics.length > 0;
@@ -97,6 +102,7 @@ export async function applyMdn(
 			{ code: "MIC_MISMATCH", message: `the MDN's MIC ${received ?? "(none)"} is not ours (${mics[0] ?? "none"})` },
 			at,
 			{ mdnStatus: "failed", mdnData: data, ...sentFields(message, at), ...exchange },
+			also,
 		);
 	}
 	return transitionMessage(
@@ -114,6 +120,7 @@ export async function applyMdn(
 		},
 		() => (message.status === "processing" ? ["sent", "delivered"] : ["delivered"]),
 		at,
+		also,
 	);
 }
 

@@ -4,9 +4,13 @@ import { messageEventData } from "../views/message-views.ts";
 
 type EventKind = keyof typeof messageEventData;
 
+/** More writes that belong to a move, in its transaction (the end of the job that made it). */
+export type AlsoInTransaction = (tx: As2Store) => Promise<void>;
+
 /**
  * Moves a message from one of `from` and records the events of the move, in one transaction
- * (interface spec, States and transitions). Null when another worker moved it first.
+ * (interface spec, States and transitions), with `also` when the move happens. Null when
+ * another worker moved it first.
  */
 export async function transitionMessage(
 	store: As2Store,
@@ -15,10 +19,12 @@ export async function transitionMessage(
 	patch: MessagePatch,
 	events: (moved: MessageRecord) => EventKind[],
 	at: Date,
+	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
 	return store.transaction(async (tx) => {
 		const moved = await tx.messages.transition(message.id, from, { ...patch, updatedAt: at });
 		if (!moved) return null;
+		await also?.(tx);
 		for (const kind of events(moved)) {
 			await recordEvent(
 				tx,
@@ -43,6 +49,7 @@ export function failMessage(
 	error: { code: string; message: string },
 	at: Date,
 	extra: MessagePatch = {},
+	also?: AlsoInTransaction,
 ) {
 	return transitionMessage(
 		store,
@@ -51,5 +58,6 @@ export function failMessage(
 		{ status: "failed", failedAt: at, errorCode: error.code, errorMessage: error.message.slice(0, 1000), ...extra },
 		() => ["failed"],
 		at,
+		also,
 	);
 }

@@ -25,7 +25,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const { store, blobs, now, config, sealKey, logger } = deps;
 	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
 
-	return async (job) => {
+	return async (job, { completeIn }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
@@ -41,7 +41,14 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		if (!message) return;
 		const row = await store.partners.findVisible(message.tenantId, message.accountId, message.partnerId);
 		if (!row) {
-			await failMessage(store, message, { code: "PARTNER_NOT_FOUND", message: "the partner was deleted" }, at);
+			await failMessage(
+				store,
+				message,
+				{ code: "PARTNER_NOT_FOUND", message: "the partner was deleted" },
+				at,
+				{},
+				completeIn,
+			);
 			return;
 		}
 		const partner = effectivePartner(row).record;
@@ -98,9 +105,14 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					},
 				);
 				if (TRANSIENT_STATUS.has(result.status)) throw error;
-				await failMessage(store, message, { code: error.code, message: error.message }, done, {
-					transmissionTimeMs: result.timeMs,
-				});
+				await failMessage(
+					store,
+					message,
+					{ code: error.code, message: error.message },
+					done,
+					{ transmissionTimeMs: result.timeMs },
+					completeIn,
+				);
 				return;
 			}
 			const sent = { sentAt: done, transmissionTimeMs: result.timeMs };
@@ -112,6 +124,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "none", ...sent },
 					() => ["sent"],
 					done,
+					completeIn,
 				);
 				return;
 			}
@@ -124,6 +137,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
 					() => ["sent"],
 					done,
+					completeIn,
 				);
 				return;
 			}
@@ -145,6 +159,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						mdnStatus: "failed",
 						...sent,
 					},
+					completeIn,
 				);
 				return;
 			}
@@ -152,6 +167,8 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				signedRequested: settings.mdn.signed,
 				at: done,
 				patch: { transmissionTimeMs: result.timeMs },
+				// The job ends with the outcome, in its transaction.
+				also: completeIn,
 			});
 		} catch (error) {
 			const failed = now();
@@ -162,7 +179,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			if (!isAs2Error(error)) logger.error({ err: error, messageId: message.id }, "sending failed unexpectedly");
 			const delay = transient ? nextAttemptDelaySeconds(message.attempts, partner, config.sendRetryDelays) : null;
 			if (delay === null) {
-				await failMessage(store, message, { code, message: text }, failed);
+				await failMessage(store, message, { code, message: text }, failed, {}, completeIn);
 				return;
 			}
 			await store.messages.update(message.id, {
