@@ -99,6 +99,89 @@ describe("job worker", () => {
 		expect(finished).toBe(true);
 		expect(await store.jobs.list()).toEqual([]);
 	});
+
+	it("claims a few jobs ahead when busy, keeps their leases, and gives back the unstarted ones on stop", async () => {
+		const claims: number[] = [];
+		const claim = store.jobs.claim.bind(store.jobs);
+		const counting = {
+			...store,
+			jobs: {
+				...store.jobs,
+				claim: async (options: Parameters<typeof store.jobs.claim>[0]) => {
+					const jobs = await claim(options);
+					claims.push(jobs.length);
+					return jobs;
+				},
+			},
+		};
+		const release: Array<() => void> = [];
+		const worker = createWorker({
+			store: counting,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			concurrency: 2,
+			prefetch: 2,
+			// Renewed every 100 ms: a held job outlives its first lease.
+			leaseMs: 300,
+			handlers: { gate: () => new Promise<void>((resolve) => release.push(resolve)) },
+		});
+		for (let n = 0; n < 8; n++)
+			await store.jobs.enqueue({ kind: "gate", payload: { n }, runAt: clock.now() }, clock.now());
+		worker.start();
+		// Two run, two more wait, claimed in one query.
+		await waitFor(() => release.length === 2);
+		expect(claims).toEqual([4]);
+		const held = async () => (await store.jobs.list()).filter((job) => job.lockedBy === worker.workerId).length;
+		expect(await held()).toBe(4);
+		// Past the first lease (on the worker's clock), after a renewal: every held job is still
+		// this worker's, and another worker takes only the four nobody holds.
+		clock.advance(0.4);
+		await new Promise((r) => setTimeout(r, 150));
+		const others = await store.jobs.claim({ workerId: "other", leaseMs: 1000, limit: 10, now: clock.now() });
+		expect(others.map((job) => job.payload.n)).toEqual([4, 5, 6, 7]);
+		for (const job of others) await store.jobs.release(job.id, "other");
+		// Two finish: the waiting two start without a claim.
+		for (const finish of release.splice(0)) finish();
+		await waitFor(() => release.length === 2);
+		expect(claims).toEqual([4]);
+		// Stopping: the running two finish, nothing waits, the other four are untouched.
+		const stopped = worker.stop();
+		for (const finish of release.splice(0)) finish();
+		await stopped;
+		const left = await store.jobs.list();
+		expect(left.map((job) => [job.payload.n, job.lockedBy, job.attempts])).toEqual([
+			[4, null, 0],
+			[5, null, 0],
+			[6, null, 0],
+			[7, null, 0],
+		]);
+	});
+
+	it("gives back jobs claimed ahead and not started when it stops", async () => {
+		const release: Array<() => void> = [];
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			concurrency: 1,
+			prefetch: 2,
+			handlers: { gate: () => new Promise<void>((resolve) => release.push(resolve)) },
+		});
+		for (let n = 0; n < 3; n++)
+			await store.jobs.enqueue({ kind: "gate", payload: { n }, runAt: clock.now() }, clock.now());
+		worker.start();
+		await waitFor(async () => release.length === 1 && (await store.jobs.list()).every((job) => job.lockedBy !== null));
+		const stopped = worker.stop();
+		release[0]!();
+		await stopped;
+		// The running job finished; the two held ones are back as they were, due at once.
+		expect((await store.jobs.list()).map((job) => [job.payload.n, job.lockedBy, job.attempts])).toEqual([
+			[1, null, 0],
+			[2, null, 0],
+		]);
+	});
 });
 
 describe("job worker and the event loop", () => {
