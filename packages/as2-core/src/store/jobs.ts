@@ -52,11 +52,6 @@ export interface JobStore {
 	complete(id: string, workerId: string): Promise<boolean>;
 	/** Unlocks the job to run again at `runAt`; false when the lease was lost. */
 	retry(id: string, workerId: string, options: { runAt: Date; error: string }): Promise<boolean>;
-	/**
-	 * Gives back a job claimed but never started, as it was before the claim (attempts
-	 * included): due again at once for any worker. False when the lease was lost.
-	 */
-	release(id: string, workerId: string): Promise<boolean>;
 	/** Extends a lease still held; false when it was lost. */
 	extendLease(id: string, workerId: string, lockedUntil: Date): Promise<boolean>;
 	get(id: string): Promise<JobRecord | null>;

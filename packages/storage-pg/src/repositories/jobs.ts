@@ -85,17 +85,6 @@ export function createJobStore(runner: Runner): JobStore {
 					)
 					.then((result) => result.rowCount),
 			),
-		release: (id, workerId) =>
-			onHeld(id, workerId, (where) =>
-				runner
-					.run((db) =>
-						db
-							.update(jobs)
-							.set({ lockedBy: null, lockedUntil: null, attempts: sql`${jobs.attempts} - 1` })
-							.where(where.sql),
-					)
-					.then((result) => result.rowCount),
-			),
 		extendLease: (id, workerId, lockedUntil) =>
 			onHeld(id, workerId, (where) =>
 				runner.run((db) => db.update(jobs).set({ lockedUntil }).where(where.sql)).then((result) => result.rowCount),

@@ -12,7 +12,6 @@ const toJob = (row: typeof jobs.$inferSelect): JobRecord => ({ ...row, id: Strin
 const HELD_BY = `"id" = ? and "locked_by" = ?`;
 const COMPLETE = `delete from "jobs" where ${HELD_BY}`;
 const RETRY = `update "jobs" set "locked_by" = null, "locked_until" = null, "run_at" = ?, "last_error" = ? where ${HELD_BY}`;
-const RELEASE = `update "jobs" set "locked_by" = null, "locked_until" = null, "attempts" = "attempts" - 1 where ${HELD_BY}`;
 const EXTEND = `update "jobs" set "locked_until" = ? where ${HELD_BY}`;
 
 /**
@@ -65,7 +64,6 @@ export function createJobStore(exec: Exec): JobStore {
 		complete: (id, workerId) => exec((db) => db.$client.prepare(COMPLETE).run(Number(id), workerId).changes === 1),
 		retry: (id, workerId, { runAt, error }) =>
 			exec((db) => db.$client.prepare(RETRY).run(runAt.getTime(), error, Number(id), workerId).changes === 1),
-		release: (id, workerId) => exec((db) => db.$client.prepare(RELEASE).run(Number(id), workerId).changes === 1),
 		extendLease: (id, workerId, lockedUntil) =>
 			exec((db) => db.$client.prepare(EXTEND).run(lockedUntil.getTime(), Number(id), workerId).changes === 1),
 		get: (id) =>

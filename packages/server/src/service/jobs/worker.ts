@@ -34,16 +34,10 @@ export interface WorkerOptions {
 	handlers: Readonly<Record<string, JobHandler>>;
 	/** Jobs run at once by this worker; default 8. */
 	concurrency?: number;
-	/** Lease length; a held job's lease is renewed every third of it. Default 60 s. */
+	/** Lease length; a running job's lease is renewed every third of it. Default 60 s. */
 	leaseMs?: number;
 	/** Sleep between polls when idle; `wake()` cuts it short. Default 500 ms. */
 	pollMs?: number;
-	/**
-	 * Jobs claimed ahead of a free slot, held (and their leases renewed) until one frees; default
-	 * a quarter of `concurrency`. A busy worker then claims a few jobs per query rather than one
-	 * per finished job; a job of higher priority enqueued meanwhile waits behind at most these.
-	 */
-	prefetch?: number;
 	workerId?: string;
 }
 
@@ -58,45 +52,31 @@ export interface Worker {
 
 /**
  * Runs durable jobs (DESIGN.md, Work in the background): claims due jobs with a lease,
- * renews the lease while it holds a job, completes or reschedules it. A handler that throws
+ * renews the lease while a handler runs, completes or reschedules it. A handler that throws
  * `RetryJob` runs again when it asks; any other error retries with exponential backoff
  * (capped at an hour). A worker that dies leaves its jobs to be claimed again after the lease.
  */
 export function createWorker(options: WorkerOptions): Worker {
 	const { store, now, logger, handlers } = options;
 	const concurrency = options.concurrency ?? 8;
-	const prefetch = options.prefetch ?? Math.floor(concurrency / 4);
 	const leaseMs = options.leaseMs ?? 60_000;
 	const pollMs = options.pollMs ?? 500;
 	// host:pid:random — an operator (or a test) reading jobs.locked_by sees which process holds a job.
 	const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 	const kinds = Object.keys(handlers);
 	const running = new Set<Promise<void>>();
-	/** Claimed, not started yet, in claim order. */
-	const waiting: JobRecord[] = [];
-	/** The lease renewal of every job held, from its claim to its end. */
-	const renewals = new Map<string, ReturnType<typeof setInterval>>();
 	const stopping = new AbortController();
 	let started = false;
 	let loop: Promise<void> | null = null;
 	let wakeUp: (() => void) | null = null;
 
-	function hold(job: JobRecord): void {
+	async function runOne(job: JobRecord): Promise<void> {
+		const handler = handlers[job.kind]!;
 		const renew = setInterval(() => {
 			store.jobs.extendLease(job.id, workerId, new Date(now().getTime() + leaseMs)).catch((error: unknown) => {
 				logger.warn({ err: error, jobId: job.id }, "lease renewal failed");
 			});
 		}, leaseMs / 3);
-		renewals.set(job.id, renew);
-	}
-
-	function letGo(job: JobRecord): void {
-		clearInterval(renewals.get(job.id));
-		renewals.delete(job.id);
-	}
-
-	async function runOne(job: JobRecord): Promise<void> {
-		const handler = handlers[job.kind]!;
 		try {
 			await handler(job, {
 				signal: stopping.signal,
@@ -111,37 +91,32 @@ export function createWorker(options: WorkerOptions): Worker {
 			if (!(error instanceof RetryJob)) logger.error({ err: error, jobId: job.id, kind: job.kind }, "job failed");
 			await store.jobs.retry(job.id, workerId, { runAt, error: String((error as Error)?.message ?? error) });
 		} finally {
-			letGo(job);
+			clearInterval(renew);
 		}
-	}
-
-	function startOne(job: JobRecord): void {
-		const task = runOne(job).catch((error: unknown) =>
-			logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
-		);
-		running.add(task);
-		void task.finally(() => {
-			running.delete(task);
-			wakeUp?.();
-		});
 	}
 
 	async function poll(): Promise<void> {
 		while (!stopping.signal.aborted) {
-			let claimed = 0;
+			let claimed: JobRecord[] = [];
 			const free = concurrency - running.size;
-			if (free > 0 && waiting.length === 0) {
+			if (free > 0) {
 				try {
-					const jobs = await store.jobs.claim({ kinds, limit: free + prefetch, workerId, leaseMs, now: now() });
-					for (const job of jobs) hold(job);
-					waiting.push(...jobs);
-					claimed = jobs.length;
+					claimed = await store.jobs.claim({ kinds, limit: free, workerId, leaseMs, now: now() });
 				} catch (error) {
 					logger.error({ err: error }, "claiming jobs failed");
 				}
 			}
-			while (running.size < concurrency && waiting.length > 0) startOne(waiting.shift()!);
-			if ((claimed === 0 && waiting.length === 0) || running.size >= concurrency) {
+			for (const job of claimed) {
+				const task = runOne(job).catch((error: unknown) =>
+					logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
+				);
+				running.add(task);
+				void task.finally(() => {
+					running.delete(task);
+					wakeUp?.();
+				});
+			}
+			if (claimed.length === 0 || running.size >= concurrency) {
 				await new Promise<void>((resolve) => {
 					const timer = setTimeout(resolve, pollMs);
 					wakeUp = () => {
@@ -155,13 +130,6 @@ export function createWorker(options: WorkerOptions): Worker {
 			// loop and its jobs could otherwise run as one endless chain of microtasks: no HTTP
 			// request, response or timer of this process would be served until the queue drained.
 			await setImmediate();
-		}
-		// Jobs claimed but not started go back at once, for another worker or the next start.
-		for (const job of waiting.splice(0)) {
-			letGo(job);
-			await store.jobs.release(job.id, workerId).catch((error: unknown) => {
-				logger.warn({ err: error, jobId: job.id }, "releasing a job failed; it returns after its lease");
-			});
 		}
 	}
 
