@@ -19,8 +19,10 @@ export interface JobContext {
 	signal: AbortSignal;
 	/**
 	 * Removes the job inside the caller's transaction, so it ends in the same commit as the work
-	 * it did (one write less per job). The worker still completes the job once the handler
-	 * returns, which then finds nothing to remove; so a handler may call this or not.
+	 * it did (one write less per job); the worker then does not complete it again. Call it in
+	 * the transaction that records the job's outcome, and let that transaction's error
+	 * propagate should it fail: the job, rolled back with it, is then retried. A handler that
+	 * never calls it is completed by the worker when it returns.
 	 */
 	completeIn(tx: As2Store): Promise<void>;
 }
@@ -78,11 +80,14 @@ export function createWorker(options: WorkerOptions): Worker {
 			});
 		}, leaseMs / 3);
 		try {
+			let completed = false;
 			await handler(job, {
 				signal: stopping.signal,
-				completeIn: async (tx) => void (await tx.jobs.complete(job.id, workerId)),
+				completeIn: async (tx) => {
+					completed = await tx.jobs.complete(job.id, workerId);
+				},
 			});
-			await store.jobs.complete(job.id, workerId);
+			if (!completed) await store.jobs.complete(job.id, workerId);
 		} catch (error) {
 			const runAt =
 				error instanceof RetryJob
