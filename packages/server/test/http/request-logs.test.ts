@@ -1,5 +1,6 @@
 import { type AddressInfo, createServer } from "node:net";
 import { Writable } from "node:stream";
+import { serve } from "@hono/node-server";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Logger } from "../../src/service/deps.ts";
@@ -36,9 +37,12 @@ beforeEach(async () => {
 	t = createTestApp(
 		{ allowHttp: true },
 		(app) =>
-			app.get("/v1/__explode", () => {
-				throw new Error("driver detail");
-			}),
+			app
+				.get("/v1/__explode", () => {
+					throw new Error("driver detail");
+				})
+				// A response with immutable headers, as fetch() and Response.redirect() make.
+				.get("/v1/__immutable", () => Response.redirect("https://example.com/", 302)),
 		{ logger },
 	);
 	owner = await register(t, "Logged");
@@ -183,5 +187,37 @@ describe("request logs", () => {
 			expect(result.lines.find((line) => line.msg === "unreadable async MDN")).toBeDefined();
 			expectAllCarry(result);
 		});
+	});
+});
+
+describe("X-Request-Id over Node HTTP (@hono/node-server responses)", () => {
+	it("is on JSON answers, raw responses, errors, and responses with immutable headers", async () => {
+		const server = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 });
+		await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		try {
+			const idOf = async (path: string, init: RequestInit = {}) => {
+				const response = await fetch(`${base}${path}`, {
+					...init,
+					redirect: "manual",
+					signal: AbortSignal.timeout(5000),
+				});
+				await response.arrayBuffer();
+				return [response.status, response.headers.get("x-request-id")];
+			};
+			const given = { "x-request-id": "req-node-1" };
+			expect(await idOf("/v1/partners", { headers: { ...given, authorization: `Bearer ${key}` } })).toEqual([
+				200,
+				"req-node-1",
+			]);
+			expect(await idOf("/v1/partners", { headers: given })).toEqual([401, "req-node-1"]);
+			expect(await idOf("/as2/receive", { method: "POST", headers: given, body: "x" })).toEqual([400, "req-node-1"]);
+			expect(await idOf("/v1/__immutable", { headers: { ...given, authorization: `Bearer ${key}` } })).toEqual([
+				302,
+				"req-node-1",
+			]);
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
 	});
 });
