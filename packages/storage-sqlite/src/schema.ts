@@ -70,7 +70,9 @@ export const tenants = sqliteTable(
 	},
 	(t) => [
 		uniqueIndex("tenants_account_slug_idx").on(t.accountId, t.slug),
-		index("tenants_account_created_idx").on(t.accountId, t.createdAt),
+		// The list order, id included: with it the first tenant (every API request of an account
+		// key, service/authenticate.ts) is read without sorting.
+		index("tenants_account_created_id_idx").on(t.accountId, t.createdAt, t.id),
 	],
 );
 
