@@ -6,7 +6,6 @@ import {
 	readHeaderBlock,
 	readMultipart,
 	toChunks,
-	toReadableStream,
 } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 import { fromForm } from "./body.ts";
@@ -46,7 +45,7 @@ export async function readMessageForm(
 			}
 			if (name === "file") {
 				if (file) throw fieldError("file", "must be sent once");
-				const blob = await options.blobs.put(options.newKey(), toReadableStream(reader.rest()), {
+				const blob = await options.blobs.put(options.newKey(), reader.rest(), {
 					maxBytes: options.maxBytes,
 				});
 				file = {

@@ -6,7 +6,6 @@ import {
 	type Mic,
 	type MimeHeaders,
 	parseMic,
-	toReadableStream,
 	unpack,
 } from "@as2kit/core";
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
@@ -78,7 +77,7 @@ export async function processInbound(
 			requireEncrypted: requiresEncrypted(effective),
 			maxDecompressedBytes: plan.maxPayloadBytes,
 		});
-		const blob = await blobs.put(payloadKey, toReadableStream(unpacked.payload), { maxBytes: plan.maxPayloadBytes });
+		const blob = await blobs.put(payloadKey, unpacked.payload, { maxBytes: plan.maxPayloadBytes });
 		stored = true;
 		const report = await unpacked.complete();
 		const mdnMode = inbound.mdnRequest?.mode ?? "none";
