@@ -28,6 +28,21 @@ export const limitTests = {
 		const results = await Promise.all(Array.from({ length: 10 }, () => store.rateLimits.take({ ...bucket, now: T0 })));
 		expect(results.filter((r) => r.allowed)).toHaveLength(3);
 	},
+	"rate limits - upTo takes as many whole tokens as there are, up to it": async ({ store }) => {
+		const five = { key: "partner:1", capacity: 5, refillPerSecond: 1 };
+		const results = [];
+		for (let i = 0; i < 3; i++) results.push(await store.rateLimits.take({ ...five, upTo: 3, now: T0 }));
+		expect(results.map((r) => [r.allowed, r.taken, r.remaining])).toEqual([
+			[true, 3, 2],
+			[true, 2, 0],
+			[false, 0, 0],
+		]);
+		expect(results[2]?.retryAfterSeconds).toBe(1);
+		// 1.5 s later, 1.5 tokens: one whole one is taken, the half stays.
+		const later = await store.rateLimits.take({ ...five, upTo: 3, now: at(1.5) });
+		expect([later.taken, later.remaining]).toEqual([1, 0]);
+		expect((await store.rateLimits.take({ ...five, now: at(2) })).taken).toBe(1);
+	},
 	"rate limits - concurrency slots are limited, released, and expire": async ({ store }) => {
 		const slot = { key: "acc_000001", limit: 2, now: T0, expiresAt: at(60) };
 		const a = await store.rateLimits.acquireSlot(slot);

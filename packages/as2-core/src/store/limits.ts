@@ -1,6 +1,9 @@
-/** Result of taking one token from a bucket (decisions.md, Rate limits). */
+/** Result of taking tokens from a bucket (decisions.md, Rate limits). */
 export interface TakeResult {
+	/** At least one token was taken. */
 	allowed: boolean;
+	/** Tokens taken: 0 when refused, up to `BucketOptions.upTo`. */
+	taken: number;
 	/** Whole tokens left after this request. */
 	remaining: number;
 	/** When the bucket is full again. */
@@ -14,10 +17,34 @@ export interface BucketOptions {
 	capacity: number;
 	refillPerSecond: number;
 	now: Date;
+	/** Take up to this many whole tokens, as many as there are (default 1). */
+	upTo?: number;
+}
+
+/**
+ * The token bucket's arithmetic, for the stores: refill `bucket` (null: a new, full one) for
+ * the time elapsed, then take up to `upTo` whole tokens. `tokens` is the new level to store.
+ */
+export function takeFromBucket(
+	bucket: { tokens: number; updatedAt: Date } | null,
+	{ capacity, refillPerSecond, now, upTo = 1 }: BucketOptions,
+): TakeResult & { tokens: number } {
+	const elapsed = bucket ? Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000 : 0;
+	const available = bucket ? Math.min(capacity, bucket.tokens + elapsed * refillPerSecond) : capacity;
+	const taken = Math.max(0, Math.min(upTo, Math.floor(available)));
+	const tokens = available - taken;
+	return {
+		tokens,
+		allowed: taken >= 1,
+		taken,
+		remaining: Math.floor(tokens),
+		resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
+		retryAfterSeconds: taken >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
+	};
 }
 
 export interface RateLimitStore {
-	/** Refills the bucket for the time elapsed, then takes one token if there is one. Atomic. */
+	/** Refills the bucket for the time elapsed, then takes up to `upTo` tokens (default one). Atomic. */
 	take(options: BucketOptions): Promise<TakeResult>;
 	/**
 	 * Takes one of `limit` concurrency slots for `key`, leased until `expiresAt` so that a

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { BucketOptions, RateLimitStore, TakeResult, UsageStore } from "@as2kit/core/store";
+import { type RateLimitStore, takeFromBucket, type UsageStore } from "@as2kit/core/store";
 import { and, count, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
@@ -19,27 +19,12 @@ async function lockBucket(db: Db, key: string, capacity: number, now: Date): Pro
 	return created!;
 }
 
-/** The refill for the time elapsed, then one token taken if there is one (as storage-sqlite). */
-function takeFrom(bucket: Bucket, { capacity, refillPerSecond, now }: BucketOptions): TakeResult & { tokens: number } {
-	const elapsed = Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000;
-	const available = Math.min(capacity, bucket.tokens + elapsed * refillPerSecond);
-	const allowed = available >= 1;
-	const tokens = allowed ? available - 1 : available;
-	return {
-		tokens,
-		allowed,
-		remaining: Math.floor(tokens),
-		resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
-		retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
-	};
-}
-
 export function createRateLimitStore(runner: Runner): RateLimitStore {
 	return {
 		take: (options) =>
 			runner.atomic(async (db) => {
 				const bucket = await lockBucket(db, options.key, options.capacity, options.now);
-				const { tokens, ...result } = takeFrom(bucket, options);
+				const { tokens, ...result } = takeFromBucket(bucket, options);
 				await db.update(rateBuckets).set({ tokens, updatedAt: options.now }).where(eq(rateBuckets.key, options.key));
 				return result;
 			}),

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RateLimitStore, TakeResult, UsageStore } from "@as2kit/core/store";
+import { type RateLimitStore, type TakeResult, takeFromBucket, type UsageStore } from "@as2kit/core/store";
 import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
@@ -13,21 +13,12 @@ export function createRateLimitStore(exec: Exec): RateLimitStore {
 	return {
 		// Every API request takes a token: plain SQL on the hot path (raw-table.ts). The read and
 		// the write are one unit (the connection runs each exec as one transaction).
-		take: ({ key, capacity, refillPerSecond, now }) =>
+		take: (options) =>
 			exec((db): TakeResult => {
-				const row = db.$client.prepare(BUCKET).get(key) as Record<string, unknown> | undefined;
-				const bucket = row ? BUCKETS.fromRow(row) : undefined;
-				const elapsed = bucket ? Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000 : 0;
-				const available = bucket ? Math.min(capacity, bucket.tokens + elapsed * refillPerSecond) : capacity;
-				const allowed = available >= 1;
-				const tokens = allowed ? available - 1 : available;
-				db.$client.prepare(PUT_BUCKET).run(...BUCKETS.toParams({ key, tokens, updatedAt: now }));
-				return {
-					allowed,
-					remaining: Math.floor(tokens),
-					resetAt: new Date(now.getTime() + Math.ceil(((capacity - tokens) / refillPerSecond) * 1000)),
-					retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerSecond)),
-				};
+				const row = db.$client.prepare(BUCKET).get(options.key) as Record<string, unknown> | undefined;
+				const { tokens, ...result } = takeFromBucket(row ? BUCKETS.fromRow(row) : null, options);
+				db.$client.prepare(PUT_BUCKET).run(...BUCKETS.toParams({ key: options.key, tokens, updatedAt: options.now }));
+				return result;
 			}),
 		acquireSlot: ({ key, limit, now, expiresAt }) =>
 			exec((db) =>

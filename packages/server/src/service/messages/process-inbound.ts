@@ -1,13 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-	As2Error,
-	formatMic,
-	type MdnRequest,
-	type Mic,
-	type MimeHeaders,
-	parseMic,
-	unpack,
-} from "@as2kit/core";
+import { As2Error, formatMic, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countLiveMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";

@@ -13,6 +13,7 @@ import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
+import { createInboundAdmission } from "./inbound-admission.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { type InboundMessage, processInbound } from "./process-inbound.ts";
@@ -51,6 +52,7 @@ export type ReceiveResponse = MdnReply | { status: number; headers: Array<[strin
 export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, blobs, now, config } = deps;
 	const domain = messageIdDomain(config.publicUrl);
+	const admission = createInboundAdmission(store);
 
 	async function route(
 		headers: MimeHeaders,
@@ -193,7 +195,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 		clientIp: string,
 	): Promise<ReceiveResponse | null> {
 		const key = tenant && partner ? `as2:${tenant.id}:${partner.id}` : `as2-unknown:${clientIp}`;
-		const taken = await store.rateLimits.take({
+		const taken = await admission.admit({
 			key,
 			capacity: config.receiveBurst,
 			refillPerSecond: config.receivePerSecond,
