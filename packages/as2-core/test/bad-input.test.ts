@@ -55,11 +55,7 @@ describe("bad input gets a typed error, never a crash or a hang", () => {
 		const limit = { maxHeaderBytes: 512 };
 		// Control: intact, the oversized header block is what fails.
 		expect(await code(received(m.headers, m.body, limit))).toBe("MALFORMED_MIME");
-		// PKCS#7 pads to the next block: the last plaintext byte is 16 - (size mod 16).
-		const entity = await collect((await decrypt(toChunks(m.body), bobIdentity)).content);
-		const padding = 16 - (entity.byteLength % 16);
-		const bent = Buffer.from(m.body);
-		bent[bent.length - 17] = bent[bent.length - 17]! ^ padding; // P_n[15] becomes 0: no valid PKCS#7 padding
+		const bent = await withBadPadding(m.body);
 		expect(await code(received(m.headers, bent, limit))).toBe("DECRYPTION_FAILED");
 	});
 
@@ -72,10 +68,7 @@ describe("bad input gets a typed error, never a crash or a hang", () => {
 		const requireSigned = { requireSigned: true };
 		// Control: intact, the missing signature is what fails.
 		expect(await code(received(m.headers, m.body, requireSigned))).toBe("INSUFFICIENT_MESSAGE_SECURITY");
-		const entity = await collect((await decrypt(toChunks(m.body), bobIdentity)).content);
-		const padding = 16 - (entity.byteLength % 16);
-		const bent = Buffer.from(m.body);
-		bent[bent.length - 17] = bent[bent.length - 17]! ^ padding; // P_n[15] becomes 0: no valid PKCS#7 padding
+		const bent = await withBadPadding(m.body);
 		expect(await code(received(m.headers, bent, requireSigned))).toBe("DECRYPTION_FAILED");
 	});
 
@@ -210,6 +203,18 @@ describe("bad input gets a typed error, never a crash or a hang", () => {
 });
 
 /** RFC 3274 CompressedData around a given zlib stream, DER written by hand. */
+/**
+ * `body` (AES-CBC to bob) with no valid PKCS#7 padding: the last plaintext byte is
+ * 16 - (size mod 16); flipping it through the block before it (CBC) makes it 0.
+ */
+async function withBadPadding(body: Uint8Array): Promise<Buffer> {
+	const entity = await collect((await decrypt(toChunks(body), bobIdentity)).content);
+	const padding = 16 - (entity.byteLength % 16);
+	const bent = Buffer.from(body);
+	bent[bent.length - 17] = bent[bent.length - 17]! ^ padding;
+	return bent;
+}
+
 function zipBomb(zlib: Uint8Array): Uint8Array {
 	const octets = concatBytes([derHeader(0x04, zlib.length), zlib]);
 	const explicit = concatBytes([derHeader(0xa0, octets.length), octets]);

@@ -1,6 +1,24 @@
+import type { BucketOptions } from "@as2kit/core/store";
 import { createSqliteStore } from "@as2kit/storage-sqlite";
 import { describe, expect, it } from "vitest";
 import { createInboundAdmission } from "../../src/service/messages/inbound-admission.ts";
+
+/** An admission over a fresh store whose bucket takes are counted. */
+function admissionOver() {
+	const { store, takes } = countingStore();
+	return { store, takes, admission: createInboundAdmission(store) };
+}
+
+/** `count` messages of `bucket`, all at T0. */
+async function admitMany(
+	admission: ReturnType<typeof createInboundAdmission>,
+	bucket: Omit<BucketOptions, "now">,
+	count: number,
+) {
+	const results = [];
+	for (let i = 0; i < count; i++) results.push(await admission.admit({ ...bucket, now: T0 }));
+	return results;
+}
 
 /** A store whose bucket takes are counted. */
 function countingStore() {
@@ -20,11 +38,9 @@ const after = (ms: number) => new Date(T0.getTime() + ms);
 
 describe("inbound admission", () => {
 	it("takes a few tokens per storage write from a large bucket and spends them locally", async () => {
-		const { store, takes } = countingStore();
-		const admission = createInboundAdmission(store);
+		const { store, takes, admission } = admissionOver();
 		const bucket = { key: "as2:t:p", capacity: 2000, refillPerSecond: 0.001 };
-		const results = [];
-		for (let i = 0; i < 20; i++) results.push(await admission.admit({ ...bucket, now: T0 }));
+		const results = await admitMany(admission, bucket, 20);
 		expect(results.every((r) => r.allowed)).toBe(true);
 		// 8 at a time (1% of the capacity, at most 8): 3 writes for 20 messages.
 		expect(takes).toEqual([8, 8, 8]);
@@ -38,11 +54,8 @@ describe("inbound admission", () => {
 	});
 
 	it("takes one token at a time from a small bucket, so a tight limit stays exact", async () => {
-		const { store, takes } = countingStore();
-		const admission = createInboundAdmission(store);
-		const bucket = { key: "as2:t:p", capacity: 3, refillPerSecond: 0.001 };
-		const results = [];
-		for (let i = 0; i < 4; i++) results.push(await admission.admit({ ...bucket, now: T0 }));
+		const { store, takes, admission } = admissionOver();
+		const results = await admitMany(admission, { key: "as2:t:p", capacity: 3, refillPerSecond: 0.001 }, 4);
 		expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
 		expect(results[3]?.retryAfterSeconds).toBeGreaterThan(0);
 		expect(takes).toEqual([1, 1, 1, 0]);
@@ -50,8 +63,7 @@ describe("inbound admission", () => {
 	});
 
 	it("keeps the buckets of different partners apart", async () => {
-		const { store } = countingStore();
-		const admission = createInboundAdmission(store);
+		const { store, admission } = admissionOver();
 		const small = { capacity: 200, refillPerSecond: 0.001, now: T0 };
 		// 2 at a time (1% of 200): each key spends its own.
 		for (let i = 0; i < 200; i++) expect((await admission.admit({ ...small, key: "as2:t:a" })).allowed).toBe(true);
