@@ -40,6 +40,16 @@ export default defineConfig({
 					env: { AS2KIT_TEST_STORE: "pg" },
 				},
 			},
+			{
+				// The black-box suite (issue #16) against the built server on PostgreSQL
+				// (test/blackbox/built-server.ts picks the store from AS2KIT_TEST_STORE).
+				extends: true,
+				test: {
+					name: "blackbox-on-postgresql",
+					include: ["test/blackbox/**/*.test.ts"],
+					env: { AS2KIT_TEST_STORE: "pg" },
+				},
+			},
 		],
 	},
 });
