@@ -1,25 +1,12 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { as2kit } from "./helpers/cli.ts";
 import { scratch } from "./helpers/openssl.ts";
 
-/** The built command line, as integrators run it (`npm test` builds before testing). */
-const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const work = scratch("as2kit-cli-");
 const path = (name: string) => join(work.dir, name);
-
-function as2kit(...args: string[]): { code: number; json: Record<string, unknown> } {
-	const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
-	let json: Record<string, unknown> = {};
-	try {
-		json = JSON.parse(result.stdout);
-	} catch {
-		throw new Error(`not JSON (exit ${result.status}): ${result.stdout}\n${result.stderr}`);
-	}
-	return { code: result.status ?? -1, json };
-}
 
 beforeAll(() => {
 	expect(as2kit("keygen", "--name", "alice", "--out", work.dir).code).toBe(0);
@@ -156,7 +143,8 @@ describe("as2kit command line", () => {
 			"--expect-mic",
 			"AAAA, sha-256",
 		);
-		expect(wrongSigner.json).toMatchObject({ signature_valid: false, mic_matches: false });
+		expect(wrongSigner.code).toBe(1);
+		expect(wrongSigner.json).toMatchObject({ accepted: false, signature_valid: false, mic_matches: false });
 	});
 
 	it("reports a wrong decryption key as JSON with code and disposition, exit 1, no payload file", () => {

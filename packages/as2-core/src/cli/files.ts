@@ -1,21 +1,33 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { constants, createReadStream, createWriteStream } from "node:fs";
+import { access, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ByteSource, Chunks } from "../bytes/index.ts";
 import { MimeHeaders } from "../mime/index.ts";
+import { InputError } from "./exit-codes.ts";
+
+/**
+ * The size of a readable file. Files are read lazily, inside the engine: checked first, a
+ * missing or unreadable file is an input error (exit 3), not an unreadable message (exit 1).
+ */
+async function readableFile(path: string): Promise<number> {
+	const info = await stat(path);
+	if (!info.isFile()) throw new InputError(`${path} is not a file`);
+	await access(path, constants.R_OK);
+	return info.size;
+}
+
+const openFile = (path: string) => createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Uint8Array>;
 
 /** A file as a re-openable source: the payload is read from disk on each pass, never held. */
 export async function fileSource(path: string): Promise<ByteSource> {
-	const { size } = await stat(path);
-	return {
-		size,
-		open: () => createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Uint8Array>,
-	};
+	const size = await readableFile(path);
+	return { size, open: () => openFile(path) };
 }
 
-export function fileChunks(path: string): Chunks {
-	return createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Uint8Array>;
+export async function fileChunks(path: string): Promise<Chunks> {
+	await readableFile(path);
+	return openFile(path);
 }
 
 export async function writeChunks(path: string, chunks: Chunks): Promise<void> {

@@ -1,56 +1,46 @@
 #!/usr/bin/env node
-import { runBuild } from "./commands/build.ts";
-import { runKeygen } from "./commands/keygen.ts";
-import { runMdn } from "./commands/mdn.ts";
-import { runParse } from "./commands/parse.ts";
-import { runVerifyMdn } from "./commands/verify-mdn.ts";
+import type { Command } from "./command.ts";
+import { build } from "./commands/build.ts";
+import { keygen } from "./commands/keygen.ts";
+import { mdn } from "./commands/mdn.ts";
+import { parse } from "./commands/parse.ts";
+import { verifyMdn } from "./commands/verify-mdn.ts";
+import { EXIT, EXIT_CODES_HELP, type ExitCode, exitCodeOf } from "./exit-codes.ts";
 import { printError } from "./output.ts";
+
+const COMMANDS: Command[] = [keygen, build, parse, mdn, verifyMdn];
 
 const USAGE = `as2kit — build, read and answer AS2 messages (RFC 4130) from the command line
 
-  as2kit keygen --name N --out DIR [--bits 2048] [--days 365]
-  as2kit build --payload FILE --from ID --to ID [--sign ALG --key K --cert C [--key-pass P]]
-               [--encrypt ALG --recipient-cert P [--key-encryption rsa|oaep]]
-               [--compress before-sign|after-sign] [--mdn none|sync|async --mdn-url URL]
-               [--signed-mdn ALG] [--content-type T] [--filename N] [--subject S]
-               [--no-signed-attributes] [--no-algorithm-protection] [--transfer-encoding binary|base64]
-               --out-headers H --out-body B
-  as2kit parse --headers H --body B [--key K --cert C [--key-pass P]] [--partner-cert P]
-               [--require-signed] [--require-encrypted] [--at DATETIME] --out-payload F
-  as2kit mdn --headers H --body B [--key K --cert C [--key-pass P]] [--partner-cert P]
-             [--status processed|error:MODIFIER|warning:TEXT|failed:TEXT] [--at DATETIME]
-             --out-headers H2 --out-body B2
-  as2kit verify-mdn --headers H --body B --partner-cert P [--expect-mic "MIC, ALG"] [--at DATETIME]
+Usage: as2kit <command> [options]      as2kit <command> --help   for the command's options
 
-ALG: sha1, sha256, sha384, sha512 (sign: also sha256-pss …); 3des, aes128, aes192, aes256,
-aes128-gcm, aes256-gcm. Output is JSON on stdout; failures are JSON with a code, exit 1.`;
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(12)}${c.summary}`).join("\n")}
 
-const commands: Record<string, (args: string[]) => Promise<void>> = {
-	keygen: runKeygen,
-	build: runBuild,
-	parse: runParse,
-	mdn: runMdn,
-	"verify-mdn": runVerifyMdn,
-};
+Output is JSON on stdout; a failure is {"error": {"code", "message", "disposition"?}}.
 
-async function main(argv: string[]): Promise<void> {
+${EXIT_CODES_HELP}`;
+
+async function main(argv: string[]): Promise<ExitCode> {
 	const [name, ...rest] = argv;
-	if (!name || name === "--help" || name === "-h" || name === "help") {
-		console.log(USAGE);
-		return;
+	if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+		const command = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+		console.log(command ? command.usage : USAGE);
+		return EXIT.ok;
 	}
-	const command = commands[name];
+	const command = COMMANDS.find((c) => c.name === name);
 	if (!command) {
-		console.error(`unknown command "${name}"\n\n${USAGE}`);
-		process.exitCode = 2;
-		return;
+		console.error(`as2kit: unknown command "${name}"\n\n${USAGE}`);
+		return EXIT.usage;
 	}
 	try {
-		await command(rest);
+		return await command.run(rest);
 	} catch (error) {
 		printError(error);
-		process.exitCode = 1;
+		const code = exitCodeOf(error);
+		if (code === EXIT.usage) console.error(`Run "as2kit ${command.name} --help" for its options.`);
+		return code;
 	}
 }
 
-await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -1,20 +1,26 @@
 import { isAs2Error } from "../errors/index.ts";
+import { EXIT, exitCodeOf } from "./exit-codes.ts";
 
 export function printJson(value: unknown): void {
 	console.log(JSON.stringify(value, null, 2));
 }
 
-/** Failures as JSON with the stable code and the MDN disposition a receiver would send. */
+const GENERIC_CODE = { [EXIT.usage]: "USAGE", [EXIT.input]: "INPUT" } as Record<number, string>;
+
+/**
+ * Failures as JSON on stdout: the engine's stable code and, for a refused message, the MDN
+ * disposition a receiver would send; `USAGE` or `INPUT` (or the engine's code of an
+ * unreadable key) otherwise.
+ */
 export function printError(error: unknown): void {
-	if (isAs2Error(error)) {
-		printJson({
-			error: {
-				code: error.code,
-				message: error.message,
-				...(error.disposition ? { disposition: `processed/error: ${error.disposition}` } : {}),
-			},
-		});
-	} else {
-		printJson({ error: { code: "USAGE", message: (error as Error)?.message ?? String(error) } });
-	}
+	const cause = (error as { cause?: unknown })?.cause;
+	const engineError = isAs2Error(error) ? error : isAs2Error(cause) ? cause : undefined;
+	const code = engineError?.code ?? GENERIC_CODE[exitCodeOf(error)] ?? "INPUT";
+	printJson({
+		error: {
+			code,
+			message: (error as Error)?.message ?? String(error),
+			...(isAs2Error(error) && error.disposition ? { disposition: `processed/error: ${error.disposition}` } : {}),
+		},
+	});
 }

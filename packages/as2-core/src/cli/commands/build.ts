@@ -1,12 +1,41 @@
-import { DIGESTS, parseCipherName } from "../../algorithms.ts";
+import { DIGESTS } from "../../algorithms.ts";
 import { pack } from "../../as2/pack.ts";
+import { isAs2Error } from "../../errors/index.ts";
+import { defineCommand, oneOf, required } from "../command.ts";
+import { EXIT, InputError, UsageError } from "../exit-codes.ts";
 import { fileSource, writeChunks, writeHeadersFile } from "../files.ts";
 import { loadCertificates, loadIdentity } from "../identity.ts";
 import { printJson } from "../output.ts";
-import { options, required, signAlgorithm } from "./options.ts";
+import { cipherAlgorithm, signAlgorithm } from "./options.ts";
 
-export async function runBuild(args: string[]): Promise<void> {
-	const v = options(args, {
+export const build = defineCommand({
+	name: "build",
+	summary: "build an outbound AS2 message (sign, encrypt, compress, ask for an MDN)",
+	usage: `as2kit build --payload FILE --from ID --to ID --out-headers H --out-body B [options]
+
+Builds the HTTP request of an AS2 message: H gets its headers (one "Name: value" a line),
+B its body.
+
+  --payload FILE              the payload (required)
+  --from ID, --to ID          AS2-From and AS2-To (required)
+  --out-headers H             where to write the headers (required)
+  --out-body B                where to write the body (required)
+  --sign ALG                  sign with --key K (PEM with --cert C, or PKCS#12) [--key-pass P]
+  --no-signed-attributes      sign without signed attributes
+  --no-algorithm-protection   leave out the RFC 6211 attribute
+  --encrypt ALG               encrypt for --recipient-cert P (repeatable)
+  --key-encryption rsa|oaep   key transport (default rsa)
+  --compress before-sign|after-sign
+  --mdn none|sync|async       ask for an MDN (default none); async needs --mdn-url URL
+  --signed-mdn ALG            ask for a signed MDN with this MIC algorithm
+  --content-type T            the payload's type (default application/octet-stream)
+  --filename N, --subject S, --message-id ID
+  --transfer-encoding binary|base64   (default binary)
+
+ALG: sha1, sha256, sha384, sha512 (signing also sha256-pss …); 3des, aes128, aes192, aes256,
+aes128-gcm, aes256-gcm. Prints {message_id, mic, mic_algorithm, bytes}: keep the MIC to check
+the MDN with verify-mdn --expect-mic.`,
+	options: {
 		payload: { type: "string" },
 		from: { type: "string" },
 		to: { type: "string" },
@@ -30,70 +59,78 @@ export async function runBuild(args: string[]): Promise<void> {
 		"no-algorithm-protection": { type: "boolean" },
 		"out-headers": { type: "string" },
 		"out-body": { type: "string" },
-	});
-	const payload = await fileSource(required(v, "payload"));
-	const compress = v.compress;
-	if (compress !== undefined && compress !== "before-sign" && compress !== "after-sign") {
-		throw new Error("--compress takes before-sign or after-sign");
-	}
-	const mdnMode = v.mdn ?? "none";
-	if (mdnMode !== "none" && mdnMode !== "sync" && mdnMode !== "async")
-		throw new Error("--mdn takes none, sync or async");
-	const keyEncryption = v["key-encryption"] ?? "rsa";
-	if (keyEncryption !== "rsa" && keyEncryption !== "oaep") throw new Error("--key-encryption takes rsa or oaep");
-	const transferEncoding = v["transfer-encoding"] ?? "binary";
-	if (transferEncoding !== "binary" && transferEncoding !== "base64")
-		throw new Error("--transfer-encoding takes binary or base64");
+	},
+	async run(v) {
+		const from = required(v, "from");
+		const to = required(v, "to");
+		const outBody = required(v, "out-body");
+		const outHeaders = required(v, "out-headers");
+		const payloadPath = required(v, "payload");
+		const compress = v.compress === undefined ? undefined : oneOf(v.compress, "compress", COMPRESS, "before-sign");
+		const mdnMode = oneOf(v.mdn, "mdn", ["none", "sync", "async"], "none");
+		if (mdnMode === "async" && !v["mdn-url"]) throw new UsageError("--mdn async needs --mdn-url");
+		const keyEncryption = oneOf(v["key-encryption"], "key-encryption", ["rsa", "oaep"], "rsa");
+		const transferEncoding = oneOf(v["transfer-encoding"], "transfer-encoding", ["binary", "base64"], "binary");
+		const recipients = v["recipient-cert"] ?? [];
+		if (v.encrypt && recipients.length === 0) throw new UsageError("--encrypt needs --recipient-cert");
+		const signing = v.sign ? signAlgorithm(v.sign, "sign") : undefined;
+		const cipher = v.encrypt ? cipherAlgorithm(v.encrypt, "encrypt") : undefined;
+		const mdnDigest = v["signed-mdn"] ? signAlgorithm(v["signed-mdn"], "signed-mdn").digest : undefined;
 
-	let sign: Parameters<typeof pack>[0]["sign"];
-	if (v.sign) {
-		const identity = await loadIdentity(required(v, "key"), v.cert, v["key-pass"]);
-		const algorithm = signAlgorithm(v.sign);
-		sign = {
-			privateKey: identity.privateKey,
-			certificate: identity.certificate,
-			chain: identity.chain,
-			digest: algorithm.digest,
-			scheme: algorithm.scheme,
-			signedAttributes: !v["no-signed-attributes"],
-			algorithmProtection: !v["no-algorithm-protection"],
-		};
-	}
-	const recipients = v["recipient-cert"] ?? [];
-	if (v.encrypt && recipients.length === 0) throw new Error("--encrypt needs --recipient-cert");
-	const message = await pack({
-		payload,
-		contentType: v["content-type"] ?? "application/octet-stream",
-		from: required(v, "from"),
-		to: required(v, "to"),
-		...(v.filename ? { filename: v.filename } : {}),
-		...(v.subject ? { subject: v.subject } : {}),
-		...(v["message-id"] ? { messageId: v["message-id"] } : {}),
-		...(sign ? { sign } : {}),
-		...(v.encrypt
-			? {
-					encrypt: {
-						certificates: await loadCertificates(recipients),
-						algorithm: parseCipherName(v.encrypt),
-						keyEncryption,
-					},
-				}
-			: {}),
-		...(compress ? { compress } : {}),
-		mdn: {
-			mode: mdnMode,
-			...(v["mdn-url"] ? { url: v["mdn-url"] } : {}),
-			signed: v["signed-mdn"] ? [signAlgorithm(v["signed-mdn"]).digest] : false,
-		},
-		transferEncoding,
-	});
-	await writeChunks(required(v, "out-body"), message.body.open());
-	await writeHeadersFile(required(v, "out-headers"), message.headers, [["Content-Length", String(message.body.size)]]);
-	const mic = await message.mic();
-	printJson({
-		message_id: message.messageId,
-		mic: mic.value,
-		mic_algorithm: DIGESTS[mic.algorithm].micalg,
-		bytes: message.body.size,
-	});
+		let sign: Parameters<typeof pack>[0]["sign"];
+		if (signing) {
+			const identity = await loadIdentity(required(v, "key"), v.cert, v["key-pass"]);
+			sign = {
+				privateKey: identity.privateKey,
+				certificate: identity.certificate,
+				chain: identity.chain,
+				digest: signing.digest,
+				scheme: signing.scheme,
+				signedAttributes: !v["no-signed-attributes"],
+				algorithmProtection: !v["no-algorithm-protection"],
+			};
+		}
+		const message = await pack({
+			payload: await fileSource(payloadPath),
+			contentType: v["content-type"] ?? "application/octet-stream",
+			from,
+			to,
+			...(v.filename ? { filename: v.filename } : {}),
+			...(v.subject ? { subject: v.subject } : {}),
+			...(v["message-id"] ? { messageId: v["message-id"] } : {}),
+			...(sign ? { sign } : {}),
+			...(cipher
+				? { encrypt: { certificates: await loadCertificates(recipients), algorithm: cipher, keyEncryption } }
+				: {}),
+			...(compress ? { compress } : {}),
+			mdn: {
+				mode: mdnMode,
+				...(v["mdn-url"] ? { url: v["mdn-url"] } : {}),
+				signed: mdnDigest ? [mdnDigest] : false,
+			},
+			transferEncoding,
+		}).catch((error) => {
+			throw refusedOption(error);
+		});
+		await writeChunks(outBody, message.body.open());
+		await writeHeadersFile(outHeaders, message.headers, [["Content-Length", String(message.body.size)]]);
+		const mic = await message.mic();
+		printJson({
+			message_id: message.messageId,
+			mic: mic.value,
+			mic_algorithm: DIGESTS[mic.algorithm].micalg,
+			bytes: message.body.size,
+		});
+		return EXIT.ok;
+	},
+});
+
+const COMPRESS = ["before-sign", "after-sign"] as const;
+/** What pack refuses in a header value or an algorithm came from an option; the rest from a file. */
+const OPTION_CODES = new Set(["INVALID_AS2_HEADERS", "INVALID_CONTENT_TYPE", "UNSUPPORTED_ALGORITHM"]);
+
+function refusedOption(error: unknown): unknown {
+	if (!isAs2Error(error)) return error;
+	if (OPTION_CODES.has(error.code)) return new UsageError(error.message, { cause: error });
+	return new InputError(error.message, { cause: error });
 }

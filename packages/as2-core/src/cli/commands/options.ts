@@ -1,28 +1,41 @@
-import { parseArgs } from "node:util";
-import { type DigestAlgorithm, parseDigestName, type SignatureScheme } from "../../algorithms.ts";
-
-type Spec = Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
-
-/** Parses `--name value` options strictly; unknown options are an error. */
-export function options<T extends Spec>(args: string[], spec: T) {
-	return parseArgs({ args, options: spec, strict: true, allowPositionals: false }).values;
-}
-
-export function required(values: Record<string, unknown>, name: string): string {
-	const value = values[name];
-	if (typeof value !== "string" || value === "") throw new Error(`--${name} is required`);
-	return value;
-}
+import {
+	type ContentEncryptionAlgorithm,
+	type DigestAlgorithm,
+	parseCipherName,
+	parseDigestName,
+	type SignatureScheme,
+} from "../../algorithms.ts";
+import { UsageError } from "../exit-codes.ts";
 
 /** `sha256`, `SHA256withRSA`, `sha256-pss` … */
-export function signAlgorithm(name: string): { digest: DigestAlgorithm; scheme: SignatureScheme } {
+export function signAlgorithm(name: string, option: string): { digest: DigestAlgorithm; scheme: SignatureScheme } {
 	const pss = /-?pss$/i.test(name);
-	return { digest: parseDigestName(name.replace(/-?pss$/i, "")), scheme: pss ? "pss" : "pkcs1" };
+	return { digest: asUsage(option, () => parseDigestName(name.replace(/-?pss$/i, ""))), scheme: pss ? "pss" : "pkcs1" };
+}
+
+export function cipherAlgorithm(name: string, option: string): ContentEncryptionAlgorithm {
+	return asUsage(option, () => parseCipherName(name));
 }
 
 export function atOption(value: string | undefined): Date | undefined {
 	if (value === undefined) return undefined;
 	const at = new Date(value);
-	if (Number.isNaN(at.getTime())) throw new Error(`--at "${value}" is not a date-time`);
+	if (Number.isNaN(at.getTime())) throw new UsageError(`--at "${value}" is not a date-time`);
 	return at;
+}
+
+/** A positive whole number, e.g. `--bits 3072`. */
+export function countOption(value: string | undefined, option: string, fallback: number): number {
+	if (value === undefined) return fallback;
+	if (!/^[1-9][0-9]{0,6}$/.test(value)) throw new UsageError(`--${option} takes a positive whole number`);
+	return Number(value);
+}
+
+/** An option value the engine does not know (an algorithm name) is a usage error, not a negative result. */
+function asUsage<T>(option: string, parse: () => T): T {
+	try {
+		return parse();
+	} catch (error) {
+		throw new UsageError(`--${option}: ${(error as Error).message}`);
+	}
 }
