@@ -24,6 +24,7 @@ import {
 	canonicalSize,
 	encodeBase64,
 	encodeBase64Bytes,
+	encodeHeaderText,
 	formatHeaderValue,
 	isTextMediaType,
 	MimeHeaders,
@@ -319,7 +320,8 @@ function as2Headers(
 		["AS2-To", formatAs2Id(options.to)],
 		["Message-ID", formatMessageId(messageId)],
 		["Date", (options.date ?? new Date()).toUTCString()],
-		["Subject", oneLine(options.subject ?? `AS2 message ${messageId}`)],
+		// An HTTP header carries octets, and Latin-1 at best: other text goes as RFC 2047 words.
+		["Subject", encodeHeaderText(oneLine(options.subject ?? `AS2 message ${messageId}`))],
 		["MIME-Version", "1.0"],
 	]);
 	for (const [name, value] of top) headers.append(name, value);
@@ -334,8 +336,30 @@ function as2Headers(
 		if (mdn.mode === "async" && mdn.url) headers.append("Receipt-Delivery-Option", oneLine(mdn.url));
 	}
 	headers.append("EDIINT-Features", options.ediintFeatures ?? "AS2-Reliability");
-	for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, oneLine(value));
+	for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(...customHeader(name, value));
 	return headers;
+}
+
+/** RFC 9110 §5.1: a field name is a token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.5 field-value, without obs-text: visible US-ASCII, space and tab. */
+const FIELD_VALUE = /^[\x20-\x7e\t]*$/;
+
+/**
+ * A custom header goes out as given or not at all: its meaning is the partner's, so it is
+ * never re-encoded, and a value Node's HTTP client cannot send (beyond Latin-1) or a partner
+ * would read differently (8-bit, control characters) fails here, with a code, not mid-send.
+ */
+function customHeader(name: string, value: string): [string, string] {
+	if (!TOKEN.test(name))
+		throw new As2Error("INVALID_AS2_HEADERS", `custom header name ${JSON.stringify(name)} is not a token`);
+	if (!FIELD_VALUE.test(value)) {
+		throw new As2Error(
+			"INVALID_AS2_HEADERS",
+			`custom header ${name} may hold only printable US-ASCII (no line breaks or control characters)`,
+		);
+	}
+	return [name, value];
 }
 
 /** Outgoing headers are never folded and never carry line breaks (as2-anchors §D7, §D11). */

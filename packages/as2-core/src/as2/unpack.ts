@@ -3,7 +3,7 @@ import { BUFFERED_MAX_BYTES, type Chunks, toChunks } from "../bytes/index.ts";
 import type { DecryptIdentity } from "../cms/enveloped-data.ts";
 import type { SignatureInfo } from "../cms/signed-data.ts";
 import { As2Error } from "../errors/index.ts";
-import { MimeHeaders, parseContentType, parseHeaderParams } from "../mime/index.ts";
+import { decodeHeaderText, MimeHeaders, parseContentType, parseHeaderParams } from "../mime/index.ts";
 import { parseAs2Id } from "./as2-id.ts";
 import { type MdnRequest, readMdnRequest } from "./mdn-request.ts";
 import { stripMessageId } from "./message-id.ts";
@@ -157,7 +157,7 @@ async function readMessage(
 		messageId: stripMessageId(rawId),
 		from,
 		to,
-		...optional("subject", headers.get("subject")),
+		...optional("subject", subjectOf(headers)),
 		...optional("as2Version", headers.get("as2-version")),
 		...(mdnRequest ? { mdnRequest } : {}),
 		layers: context.layers,
@@ -213,6 +213,12 @@ function filenameOf(headers: MimeHeaders): string | undefined {
 	if (fromDisposition) return fromDisposition;
 	const type = headers.get("content-type");
 	return type ? parseContentType(type).params.name : undefined;
+}
+
+/** RFC 2047 words, raw UTF-8 or Latin-1, as partners send it: the text it means. */
+function subjectOf(headers: MimeHeaders): string | undefined {
+	const subject = headers.get("subject");
+	return subject === undefined ? undefined : decodeHeaderText(subject);
 }
 
 function toHeaders(input: HeaderInput): MimeHeaders {

@@ -1,4 +1,5 @@
 import { As2Error } from "../errors/index.ts";
+import { decodeCharset, stringBytes } from "./charset.ts";
 
 /** A parsed Content-Type (RFC 2045 §5.1). Type, subtype and parameter names are lowercase. */
 export interface ContentType {
@@ -233,34 +234,6 @@ function percentDecode(text: string): Uint8Array {
 		}
 	}
 	return Uint8Array.from(out);
-}
-
-function stringBytes(text: string): Uint8Array {
-	return /[^\0-\xff]/.test(text) ? Buffer.from(text, "utf8") : Buffer.from(text, "latin1");
-}
-
-function decodeCharset(bytes: Uint8Array, charset: string | undefined): string {
-	const latin1 = () => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-	switch (charset) {
-		case "iso-8859-1":
-		case "latin1":
-		case "us-ascii":
-			// The WHATWG decoder maps these labels to windows-1252; RFC 2231 means ISO-8859-1.
-			return latin1();
-		case undefined:
-			// No charset named: UTF-8 when the bytes are valid UTF-8, else one char per octet.
-			try {
-				return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-			} catch {
-				return latin1();
-			}
-		default:
-			try {
-				return new TextDecoder(charset).decode(bytes);
-			} catch {
-				return latin1();
-			}
-	}
 }
 
 function percentEncode(value: string): string {

@@ -1,5 +1,7 @@
 export { canonicalizeBytes, canonicalizeLineEndings, canonicalSize, isTextMediaType } from "./canonicalize.ts";
 export { type ContentType, formatHeaderValue, parseContentType, parseHeaderParams } from "./content-type.ts";
+export { decodeHeaderText } from "./decode-header-text.ts";
+export { encodeHeaderText } from "./encode-header-text.ts";
 export { type ParseMimeEntityOptions, parseMimeEntity, serializeMimeEntity } from "./entity.ts";
 export { MimeHeaders, parseHeaderBlock, serializeHeaders } from "./header.ts";
 export {
