@@ -26,6 +26,8 @@ import {
 	encodeBase64Bytes,
 	encodeHeaderText,
 	formatHeaderValue,
+	isFieldName,
+	isFieldValue,
 	isTextMediaType,
 	MimeHeaders,
 	multipartBoundary,
@@ -340,20 +342,15 @@ function as2Headers(
 	return headers;
 }
 
-/** RFC 9110 §5.1: a field name is a token. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** RFC 9110 §5.5 field-value, without obs-text: visible US-ASCII, space and tab. */
-const FIELD_VALUE = /^[\x20-\x7e\t]*$/;
-
 /**
  * A custom header goes out as given or not at all: its meaning is the partner's, so it is
  * never re-encoded, and a value Node's HTTP client cannot send (beyond Latin-1) or a partner
  * would read differently (8-bit, control characters) fails here, with a code, not mid-send.
  */
 function customHeader(name: string, value: string): [string, string] {
-	if (!TOKEN.test(name))
+	if (!isFieldName(name))
 		throw new As2Error("INVALID_AS2_HEADERS", `custom header name ${JSON.stringify(name)} is not a token`);
-	if (!FIELD_VALUE.test(value)) {
+	if (!isFieldValue(value)) {
 		throw new As2Error(
 			"INVALID_AS2_HEADERS",
 			`custom header ${name} may hold only printable US-ASCII (no line breaks or control characters)`,

@@ -4,6 +4,7 @@ export { decodeHeaderText } from "./decode-header-text.ts";
 export { encodeHeaderText } from "./encode-header-text.ts";
 export { type ParseMimeEntityOptions, parseMimeEntity, serializeMimeEntity } from "./entity.ts";
 export { MimeHeaders, parseHeaderBlock, serializeHeaders } from "./header.ts";
+export { isFieldName, isFieldValue } from "./header-field.ts";
 export {
 	type MultipartPart,
 	multipartBoundary,

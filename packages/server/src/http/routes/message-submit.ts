@@ -17,8 +17,22 @@ import { instant, text } from "../schemas/strings.ts";
 export const MAX_JSON_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const options = {
-	subject: v.optional(text(1, 255)),
-	headers: v.optional(v.record(v.string(), v.string())),
+	subject: v.optional(
+		v.pipe(
+			text(1, 255),
+			v.description(
+				"any text but control characters; sent as it is when printable US-ASCII, else as RFC 2047 encoded-words (UTF-8)",
+			),
+		),
+	),
+	headers: v.optional(
+		v.pipe(
+			v.record(v.string(), v.string()),
+			v.description(
+				"custom AS2 headers, sent as given: names are RFC 9110 tokens, values printable US-ASCII (no line breaks, control or non-ASCII characters), at most 50; the engine's own (AS2-*, Message-ID, Content-*, Subject, Disposition-Notification-*, Receipt-Delivery-Option, Date, MIME-Version, EDIINT-Features, HTTP framing) cannot be set. Otherwise 422",
+			),
+		),
+	),
 	priority: v.optional(v.picklist(["low", "normal", "high"])),
 	compress: v.optional(v.boolean()),
 	encrypt: v.optional(v.boolean()),

@@ -11,7 +11,7 @@ import { type Principal, requirePermission } from "../principal.ts";
 import { fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
-import { checkCustomHeaders } from "./custom-headers.ts";
+import { checkMessageHeaders } from "./custom-headers.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { SEND_JOB } from "./send-job-kind.ts";
 
@@ -65,7 +65,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					details: { partner_id: partner.id },
 				});
 			const contentType = checkContentType(input.contentType);
-			const headers = checkCustomHeaders(input.headers ?? {});
+			const headers = checkMessageHeaders(input);
 			if (input.scheduledAt && input.scheduledAt <= at) throw fieldError("scheduled_at", "must be in the future");
 			const sign = input.sign ?? partner.sign;
 			const encrypt = input.encrypt ?? partner.encrypt;

@@ -1,4 +1,4 @@
-import { parseCertificates } from "@as2kit/core";
+import { isFieldValue, parseCertificates } from "@as2kit/core";
 import type { EncryptAlgorithm, MdnMode, PartnerSettings, SignAlgorithm } from "@as2kit/core/store";
 import { isValidAs2Id } from "../as2-identifier.ts";
 import { seal } from "../secrets/sealed.ts";
@@ -136,7 +136,8 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
 		if (!TOKEN.test(name)) throw fieldError("http.headers", `${name} is not a valid header name`);
 		if (RESERVED_HEADERS.test(name))
 			throw fieldError("http.headers", `${name} is set by the AS2 engine and cannot be overridden`);
-		if (/[\r\n\0]/.test(value) || value.length > 4096) throw fieldError("http.headers", `${name} has an invalid value`);
+		// Sent as given (pack refuses what is not printable US-ASCII): refused here, not at every send.
+		if (!isFieldValue(value) || value.length > 4096) throw fieldError("http.headers", `${name} has an invalid value`);
 	}
 	if (Object.keys(headers).length > 50) throw fieldError("http.headers", "may hold at most 50 headers");
 	return headers;
