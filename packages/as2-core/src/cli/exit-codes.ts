@@ -18,7 +18,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODES_HELP = `Exit codes:
-  0  done (verify-mdn: the receipt is signed by the partner, positive, and matches --expect-mic)
+  0  done (verify-mdn: the receipt passed every check its --help lists)
   1  negative result: parse refused the message, verify-mdn refused the receipt (JSON says why)
   2  usage error: unknown command or option, missing or invalid option value
   3  input error: a file cannot be read or written, a key or certificate file is unreadable`;
