@@ -7,6 +7,7 @@ import type { CertificateStore, PartnerStore } from "./partner-store.ts";
 import type {
 	AccountRecord,
 	ApiKeyRecord,
+	Environment,
 	EventRecord,
 	IdempotencyRecord,
 	MembershipRecord,
@@ -116,12 +117,18 @@ export interface TenantStore {
 	): Promise<TenantRecord | null>;
 }
 
+export interface ApiKeyListFilter {
+	/** Only tenant-scoped keys of these tenants (account keys have no tenant). */
+	tenantIds?: readonly string[];
+	environment?: Environment;
+}
+
 export interface ApiKeyStore {
 	create(key: ApiKeyRecord): Promise<void>;
 	findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
 	get(accountId: string, id: string): Promise<ApiKeyRecord | null>;
-	/** Keys of an account not revoked, newest first; `tenantId` narrows to one tenant's keys. */
-	list(accountId: string, page: PageRequest, filter?: { tenantId?: string }): Promise<Page<ApiKeyRecord>>;
+	/** Keys of an account not revoked, newest first, narrowed by `filter`. */
+	list(accountId: string, page: PageRequest, filter?: ApiKeyListFilter): Promise<Page<ApiKeyRecord>>;
 	touch(id: string, lastUsedAt: Date): Promise<void>;
 	revoke(accountId: string, id: string, revokedAt: Date): Promise<ApiKeyRecord | null>;
 }

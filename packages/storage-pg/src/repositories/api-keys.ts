@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, ApiKeyStore } from "@as2kit/core/store";
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { apiKeys } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
@@ -32,7 +32,8 @@ export function createApiKeyStore(runner: Runner): ApiKeyStore {
 				.then(first),
 		list: (accountId, page, filter) => {
 			const conditions: SQL[] = [eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)];
-			if (filter?.tenantId) conditions.push(eq(apiKeys.tenantId, filter.tenantId));
+			if (filter?.tenantIds) conditions.push(inArray(apiKeys.tenantId, [...filter.tenantIds]));
+			if (filter?.environment) conditions.push(eq(apiKeys.environment, filter.environment));
 			const where = and(...conditions);
 			return runner.run(async (db) => {
 				const { limit, offset } = window(page);

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, ApiKeyStore } from "@as2kit/core/store";
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { apiKeys } from "../schema.ts";
@@ -30,7 +30,8 @@ export function createApiKeyStore(exec: Exec): ApiKeyStore {
 		list: (accountId, page, filter) =>
 			exec((db) => {
 				const conditions: SQL[] = [eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)];
-				if (filter?.tenantId) conditions.push(eq(apiKeys.tenantId, filter.tenantId));
+				if (filter?.tenantIds) conditions.push(inArray(apiKeys.tenantId, [...filter.tenantIds]));
+				if (filter?.environment) conditions.push(eq(apiKeys.environment, filter.environment));
 				const where = and(...conditions);
 				const { limit, offset } = window(page);
 				const items = db
