@@ -2,7 +2,7 @@ import type { AccountRecord, PlanName } from "@as2kit/core/store";
 import type { ServiceDeps } from "./deps.ts";
 import { recordEvent } from "./events.ts";
 import { planOf } from "./plans.ts";
-import { type Principal, requirePermission } from "./principal.ts";
+import { type Principal, requirePermission, requireWholeAccount } from "./principal.ts";
 import { notFound } from "./validation-error.ts";
 import { accountView, planLimitsView } from "./views/account-views.ts";
 import { formatInstant } from "./views/instant.ts";
@@ -22,10 +22,12 @@ export function createAccountService({ store, now, config }: ServiceDeps) {
 		/**
 		 * `PATCH /v1/account`: `account.updated`, and for a plan change (which needs billing:write)
 		 * `billing.subscription_updated` too; the reference server takes no payments, so the
-		 * change is immediate.
+		 * change is immediate. It changes what every tenant shares, so a key restricted to some
+		 * tenants may not (README, Who may do what).
 		 */
 		async update(principal: Principal, patch: AccountPatch): Promise<AccountRecord> {
 			requirePermission(principal, "accounts:write");
+			requireWholeAccount(principal, "changing the account");
 			if (patch.plan !== undefined) requirePermission(principal, "billing:write");
 			return store.transaction(async (tx) => {
 				const previous = await tx.accounts.get(principal.accountId);

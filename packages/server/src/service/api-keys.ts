@@ -1,15 +1,16 @@
 import { As2Error } from "@as2kit/core";
-import type { ApiKeyRecord, Environment, KeyScope } from "@as2kit/core/store";
+import type { ApiKeyListFilter, ApiKeyRecord, As2Store, Environment, KeyScope } from "@as2kit/core/store";
 import type { ServiceDeps } from "./deps.ts";
 import { ALL_PERMISSIONS, isAccountPermission } from "./permissions.ts";
-import { type Principal, requirePermission } from "./principal.ts";
+import { mayUseTenant, type Principal, reachesWholeAccount, requirePermission } from "./principal.ts";
 import { generateToken, hashToken } from "./secrets/tokens.ts";
-import { fieldError, notFound } from "./validation-error.ts";
+import { notFound } from "./validation-error.ts";
 
 /**
- * Both create forms of the spec, merged: `permissions` or `scopes` is the permission list;
- * `scope` defaults to `tenant` (the caller's current tenant) and `environment` to `test`
- * (decisions.md, Clarifications: API keys).
+ * Both create forms of the spec, merged: `permissions` or `scopes` is the permission list.
+ * An omitted `scope` means a tenant key for the caller's current tenant and an omitted
+ * `environment` a test key (decisions.md, Clarifications: API keys); a `scope` of `tenant`
+ * given explicitly needs `tenant_id` (interface spec, API key: "required when scope is tenant").
  */
 export interface ApiKeyInput {
 	name: string;
@@ -22,6 +23,10 @@ export interface ApiKeyInput {
 	allowedTenantIds?: string[] | undefined;
 }
 
+/**
+ * API keys. Managing them needs `*`; a credential creates only keys that reach no further
+ * than itself, and sees and revokes exactly the keys within its reach (README, Who may do what).
+ */
 export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 	return {
 		async create(principal: Principal, input: ApiKeyInput): Promise<{ record: ApiKeyRecord; key: string }> {
@@ -29,51 +34,16 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 			const at = now();
 			const scope = input.scope ?? "tenant";
 			const environment = input.environment ?? "test";
+			const expiresAt = input.expiresAt ?? principal.expiresAt;
+			refuseEscalation(principal, { scope, environment, expiresAt });
 			const permissions = [...new Set(input.permissions ?? [])];
-			if (permissions.length === 0) throw fieldError("permissions", "must list at least one permission");
-			const unknown = permissions.filter((p) => !(ALL_PERMISSIONS as readonly string[]).includes(p));
-			if (unknown.length > 0) throw fieldError("permissions", `has unknown permissions: ${unknown.join(", ")}`);
-			if (scope === "tenant" && permissions.some(isAccountPermission)) {
-				throw fieldError("permissions", "account permissions need scope account");
-			}
-			if (input.expiresAt && input.expiresAt <= at) throw fieldError("expires_at", "must be in the future");
-			// A key can mint only keys that reach no further than itself; sessions (the owner) anything.
-			if (principal.kind === "api_key") {
-				if (principal.scope === "tenant" && scope === "account") {
-					throw new As2Error("insufficient_scope", "a tenant key cannot create account keys");
-				}
-				if (principal.environment === "test" && environment === "live") {
-					throw new As2Error("insufficient_scope", "a test key cannot create live keys");
-				}
-			}
-			let tenantId: string | null = null;
-			let allowedTenantIds: string[] | null = null;
-			if (scope === "tenant") {
-				tenantId = principal.scope === "tenant" ? principal.tenantId : (input.tenantId ?? principal.tenantId);
-				if (principal.scope === "tenant" && input.tenantId && input.tenantId !== principal.tenantId) {
-					throw fieldError("tenant_id", "must be the key's own tenant");
-				}
-				if (!(await store.tenants.get(principal.accountId, tenantId))) throw fieldError("tenant_id", "was not found");
-				if (principal.allowedTenantIds && !principal.allowedTenantIds.includes(tenantId)) {
-					throw fieldError("tenant_id", "is outside the tenants this key may use");
-				}
-			} else if (input.allowedTenantIds || principal.allowedTenantIds) {
-				allowedTenantIds = [...new Set(input.allowedTenantIds ?? principal.allowedTenantIds ?? [])];
-				for (const id of allowedTenantIds) {
-					if (!(await store.tenants.get(principal.accountId, id)))
-						throw fieldError("allowed_tenant_ids", `${id} was not found`);
-					if (principal.allowedTenantIds && !principal.allowedTenantIds.includes(id)) {
-						throw fieldError("allowed_tenant_ids", `${id} is outside the tenants this key may use`);
-					}
-				}
-				if (allowedTenantIds.length === 0) throw fieldError("allowed_tenant_ids", "must name at least one tenant");
-			}
+			const target = await validateTarget(store, principal, input, { scope, permissions, at });
 			const keyPrefix = `${scope === "account" ? "pk" : "tk"}_${environment}_`;
 			const key = generateToken(keyPrefix);
 			const record: ApiKeyRecord = {
 				id: await store.ids.next("key_"),
 				accountId: principal.accountId,
-				tenantId,
+				tenantId: target.tenantId,
 				userId: principal.userId,
 				name: input.name,
 				keyPrefix,
@@ -82,9 +52,9 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 				scope,
 				environment,
 				permissions,
-				allowedTenantIds,
+				allowedTenantIds: target.allowedTenantIds,
 				lastUsedAt: null,
-				expiresAt: input.expiresAt ?? null,
+				expiresAt,
 				createdAt: at,
 				revokedAt: null,
 			};
@@ -92,22 +62,106 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 			return { record, key };
 		},
 
-		/** Keys the caller may see: the account's, or a tenant key's own tenant's. */
 		async list(principal: Principal, page: { page: number; perPage: number }) {
 			requirePermission(principal, "*");
-			return store.apiKeys.list(
-				principal.accountId,
-				page,
-				principal.scope === "tenant" ? { tenantId: principal.tenantId } : {},
-			);
+			return store.apiKeys.list(principal.accountId, page, keysWithinReach(principal));
 		},
 
 		async revoke(principal: Principal, keyId: string): Promise<ApiKeyRecord> {
 			requirePermission(principal, "*");
 			const key = await store.apiKeys.get(principal.accountId, keyId);
-			const visible = key && !key.revokedAt && (principal.scope === "account" || key.tenantId === principal.tenantId);
-			if (!visible) throw notFound("API key");
+			if (!key || key.revokedAt || !matches(keysWithinReach(principal), key)) throw notFound("API key");
 			return (await store.apiKeys.revoke(principal.accountId, keyId, now())) ?? Promise.reject(notFound("API key"));
 		},
 	};
+}
+
+/**
+ * 403 insufficient_scope for a key that would reach further than its creator: into the live
+ * environment from a test key, beyond one tenant from a tenant key or a key restricted to
+ * some tenants, or past the creator's own expiry. A session of an owner or admin is the
+ * account's own authority and may create any key.
+ */
+function refuseEscalation(
+	principal: Principal,
+	wanted: { scope: KeyScope; environment: Environment; expiresAt: Date | null },
+): void {
+	if (principal.kind === "session" && reachesWholeAccount(principal)) return;
+	const refuse = (message: string) => {
+		throw new As2Error("insufficient_scope", message);
+	};
+	if (principal.environment === "test" && wanted.environment === "live") refuse("a test key cannot create live keys");
+	if (wanted.scope === "account" && !reachesWholeAccount(principal)) {
+		refuse("only a key for the whole account can create account keys; this one can create tenant keys");
+	}
+	if (principal.expiresAt && (!wanted.expiresAt || wanted.expiresAt > principal.expiresAt)) {
+		refuse("a key cannot create a key that outlives it");
+	}
+}
+
+/**
+ * The new key's tenant or tenant restriction, and its permissions, checked together so a 422
+ * names every field at fault. A tenant the caller does not reach answers as a missing one.
+ */
+async function validateTarget(
+	store: As2Store,
+	principal: Principal,
+	input: ApiKeyInput,
+	wanted: { scope: KeyScope; permissions: string[]; at: Date },
+): Promise<{ tenantId: string | null; allowedTenantIds: string[] | null }> {
+	const errors: Record<string, string[]> = {};
+	const fail = (field: string, message: string) => {
+		errors[field] = [...(errors[field] ?? []), message];
+	};
+	const reachable = async (tenantId: string) =>
+		mayUseTenant(principal, tenantId) && (await store.tenants.get(principal.accountId, tenantId)) !== null;
+
+	const { permissions } = wanted;
+	if (permissions.length === 0) fail("permissions", "must list at least one permission");
+	const unknown = permissions.filter((p) => !(ALL_PERMISSIONS as readonly string[]).includes(p));
+	if (unknown.length > 0) fail("permissions", `has unknown permissions: ${unknown.join(", ")}`);
+	if (wanted.scope === "tenant" && permissions.some(isAccountPermission)) {
+		fail("permissions", "account permissions need scope account");
+	}
+	if (input.expiresAt && input.expiresAt <= wanted.at) fail("expires_at", "must be in the future");
+
+	let tenantId: string | null = null;
+	let allowedTenantIds: string[] | null = null;
+	if (wanted.scope === "tenant") {
+		if (input.allowedTenantIds) fail("allowed_tenant_ids", "applies to account keys only");
+		if (input.scope === "tenant" && input.tenantId === undefined) {
+			fail("tenant_id", "is required when scope is tenant");
+		} else {
+			tenantId = input.tenantId ?? principal.tenantId;
+			if (!(await reachable(tenantId))) fail("tenant_id", "was not found");
+		}
+	} else {
+		if (input.tenantId !== undefined) fail("tenant_id", "applies to tenant keys only");
+		if (input.allowedTenantIds) {
+			allowedTenantIds = [...new Set(input.allowedTenantIds)];
+			if (allowedTenantIds.length === 0) fail("allowed_tenant_ids", "must name at least one tenant");
+			for (const id of allowedTenantIds) if (!(await reachable(id))) fail("allowed_tenant_ids", `${id} was not found`);
+		}
+	}
+	const first = Object.entries(errors)[0];
+	if (first) throw new As2Error("VALIDATION_FAILED", `${first[0]} ${first[1][0]}`, { fieldErrors: errors });
+	return { tenantId, allowedTenantIds };
+}
+
+/**
+ * The keys a credential sees and revokes: those it could have created. An owner's or admin's
+ * session: all; a key for the whole account: all of its environment and below; any other
+ * key: the tenant keys of the tenants it reaches (a test key: their test keys).
+ */
+function keysWithinReach(principal: Principal): ApiKeyListFilter {
+	if (principal.kind === "session" && reachesWholeAccount(principal)) return {};
+	const environment = principal.environment === "test" ? { environment: "test" as const } : {};
+	if (reachesWholeAccount(principal)) return environment;
+	const tenantIds = principal.scope === "tenant" ? [principal.tenantId] : (principal.allowedTenantIds ?? []);
+	return { ...environment, tenantIds };
+}
+
+function matches(filter: ApiKeyListFilter, key: ApiKeyRecord): boolean {
+	if (filter.environment && key.environment !== filter.environment) return false;
+	return !filter.tenantIds || (key.tenantId !== null && filter.tenantIds.includes(key.tenantId));
 }

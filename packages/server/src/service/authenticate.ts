@@ -2,6 +2,7 @@ import { As2Error } from "@as2kit/core";
 import type { AccountRecord, As2Store } from "@as2kit/core/store";
 import { SESSION_TOKEN_PREFIX } from "./auth.ts";
 import type { ServiceDeps } from "./deps.ts";
+import { type Permission, TENANT_PERMISSIONS } from "./permissions.ts";
 import type { Principal } from "./principal.ts";
 import { hashToken } from "./secrets/tokens.ts";
 import { notFound } from "./validation-error.ts";
@@ -9,13 +10,16 @@ import { notFound } from "./validation-error.ts";
 /** `last_used_at` is written at most this often per key, not on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** A member's session: every tenant-level permission, and reading the account and its tenants. */
+const MEMBER_PERMISSIONS: readonly Permission[] = [...TENANT_PERMISSIONS, "accounts:read", "tenants:read"];
+
 export const API_KEY_PATTERN = /^(pk|tk)_(test|live)_[0-9A-Za-z]+$/;
 
 /**
  * Turns a bearer credential (API key or session token) and an optional X-Tenant-ID into a
  * principal, or refuses: 401 invalid_api_key (unknown, revoked, malformed), 401
- * expired_api_key (past expires_at), 404 for an X-Tenant-ID outside the account, 403 for a
- * tenant the key is restricted from (interface spec, Authentication).
+ * expired_api_key (past expires_at), 404 for an X-Tenant-ID the credential does not reach (outside
+ * the account, or outside a key's tenant restriction: as for a missing tenant, decisions.md Errors).
  */
 export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
 	return async function authenticate(token: string, tenantHeader: string | null): Promise<Principal> {
@@ -26,20 +30,25 @@ export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
 			if (!session || session.revokedAt) throw new As2Error("invalid_api_key", "unknown or revoked session token");
 			if (session.expiresAt <= at) throw new As2Error("expired_api_key", "the session has expired; log in again");
 			const account = await activeAccount(store, session.accountId);
+			const membership = await store.memberships.get(account.id, session.userId);
+			if (!membership) throw new As2Error("invalid_api_key", "the session's user is no longer a member of the account");
 			if (!session.lastUsedAt || at.getTime() - session.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
 				await store.sessions.touch(session.id, at);
 			}
-			// decisions.md: a session acts as an account-scoped key with `*` in the test environment.
+			// decisions.md: a session acts as an account-scoped key with `*` in the test environment;
+			// a member (not owner or admin) holds only what a tenant's work needs (README, Who may do what).
 			const base = {
 				kind: "session" as const,
 				credentialId: session.id,
 				accountId: account.id,
 				plan: account.plan,
 				userId: session.userId,
+				role: membership.role,
 				scope: "account" as const,
 				environment: "test" as const,
-				permissions: ["*"],
+				permissions: membership.role === "member" ? MEMBER_PERMISSIONS : ["*"],
 				allowedTenantIds: null,
+				expiresAt: null,
 			};
 			return { ...base, tenantId: await resolveTenant(store, base, null, tenantHeader) };
 		}
@@ -57,10 +66,12 @@ export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
 			accountId: account.id,
 			plan: account.plan,
 			userId: key.userId,
+			role: null,
 			scope: key.scope,
 			environment: key.environment,
 			permissions: key.permissions,
 			allowedTenantIds: key.scope === "account" ? key.allowedTenantIds : null,
+			expiresAt: key.expiresAt,
 		};
 		return { ...base, tenantId: await resolveTenant(store, base, key.tenantId, tenantHeader) };
 	};
@@ -84,10 +95,7 @@ async function resolveTenant(
 	const allowed = principal.allowedTenantIds;
 	if (tenantHeader) {
 		const tenant = await store.tenants.get(principal.accountId, tenantHeader);
-		if (!tenant) throw notFound("tenant");
-		if (allowed && !allowed.includes(tenant.id)) {
-			throw new As2Error("insufficient_scope", "this key is restricted to other tenants");
-		}
+		if (!tenant || (allowed && !allowed.includes(tenant.id))) throw notFound("tenant");
 		return tenant.id;
 	}
 	const first = await store.tenants.list(principal.accountId, { page: 1, perPage: 1 }, allowed ? { ids: allowed } : {});

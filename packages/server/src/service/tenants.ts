@@ -1,11 +1,10 @@
 import type { GeneratedIdentity } from "@as2kit/core";
-import { As2Error } from "@as2kit/core";
 import type { As2Store, TenantRecord } from "@as2kit/core/store";
 import { as2IdFromName, firstFree, isValidAs2Id, slugFromName } from "./as2-identifier.ts";
 import { generateTenantIdentity, insertIdentity } from "./certificates/identity.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { recordEvent } from "./events.ts";
-import { mayUseTenant, type Principal, requirePermission } from "./principal.ts";
+import { mayUseTenant, type Principal, requirePermission, requireWholeAccount } from "./principal.ts";
 import { fieldError, isConflictOn, notFound } from "./validation-error.ts";
 import { tenantView } from "./views/account-views.ts";
 
@@ -82,9 +81,7 @@ export function createTenantService({ store, now, sealKey }: ServiceDeps) {
 
 		async create(principal: Principal, input: TenantInput): Promise<TenantRecord> {
 			requirePermission(principal, "tenants:write");
-			if (principal.allowedTenantIds) {
-				throw new As2Error("insufficient_scope", "a key restricted to some tenants cannot create tenants");
-			}
+			requireWholeAccount(principal, "creating a tenant");
 			const identity = await generateTenantIdentity(input.name, now());
 			return withAs2IdConflict(() =>
 				store.transaction((tx) =>

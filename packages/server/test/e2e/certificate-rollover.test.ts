@@ -34,7 +34,12 @@ const signer = (cert: { certPem: string; keyPem: string }) => ({
 beforeAll(async () => {
 	t = createTestApp({ defaultPlan: "professional" });
 	const owner = await register(t, "Rollover Co");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	tenantId = owner.tenantId;
 	tenantAs2Id = (await t.call("GET", `/v1/tenants/${owner.tenantId}`, { token: owner.token })).json.data.as2_id;
 	// sign and encrypt on: inbound messages must be both (decisions.md, Clarifications: inbound security).

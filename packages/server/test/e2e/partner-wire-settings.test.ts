@@ -35,7 +35,12 @@ beforeAll(async () => {
 	t = createTestApp({ defaultPlan: "professional" });
 	worker = startWorker(t);
 	const owner = await register(t, "Wire Co");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	tenantAs2Id = (await t.call("GET", `/v1/tenants/${owner.tenantId}`, { token: owner.token })).json.data.as2_id;
 	identityPem = (await t.call("GET", "/v1/certificates?type=identity", { token: key })).json.data[0].certificate_pem;
 	const partner = await t.call("POST", "/v1/partners", {

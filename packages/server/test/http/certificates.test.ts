@@ -31,7 +31,12 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
 	owner = await register(t);
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	await call("POST", "/v1/partners", {
 		body: { name: "Partner", as2_id: `P-${owner.tenantId}`, url: "https://p.example/as2" },
 	});

@@ -59,6 +59,7 @@ describe("error shapes and statuses", () => {
 		const owner = await register(t, "Shapes");
 		const expiring = await createKey(t, owner.token, {
 			scope: "tenant",
+			tenant_id: owner.tenantId,
 			permissions: ["partners:read"],
 			expires_at: new Date(t.clock.now().getTime() + 60_000).toISOString(),
 		});
@@ -68,7 +69,11 @@ describe("error shapes and statuses", () => {
 			code: "expired_api_key",
 		});
 		// 403: a tenant key on tenant management, a key without the permission.
-		const tenantKey = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		const tenantKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
 		for (const path of ["/v1/tenants", "/v1/webhook-endpoints"]) {
 			expect(categorized(await t.call("GET", path, { token: tenantKey }), 403)).toMatchObject({
 				type: "authorization_error",

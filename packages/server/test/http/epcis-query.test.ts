@@ -39,9 +39,22 @@ beforeAll(async () => {
 	worker = startWorker(t);
 	const owner = await register(t, "Shipper");
 	tenantId = owner.tenantId;
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
-	readOnly = await createKey(t, owner.token, { scope: "tenant", permissions: ["messages:read"] });
-	partnersOnly = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
+	readOnly = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		permissions: ["messages:read"],
+	});
+	partnersOnly = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		permissions: ["partners:read"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2", mdn_mode: "sync" },
@@ -54,7 +67,12 @@ beforeAll(async () => {
 	expect(await indexed(tenantId, sent.doc12)).toMatchObject({ status: "indexed", version: "1.2", eventCount: 2 });
 	// Another account sends the same document: its events are its own.
 	const stranger = await register(t, "Stranger");
-	other = await createKey(t, stranger.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	other = await createKey(t, stranger.token, {
+		scope: "tenant",
+		tenant_id: stranger.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: other,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },

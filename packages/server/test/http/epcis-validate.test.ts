@@ -21,8 +21,12 @@ beforeAll(async () => {
 	// The manifest's verdicts hold at its "now" (eventTime-in-the-future checks).
 	t.clock.advance((Date.parse(MANIFEST.now) - t.clock.now().getTime()) / 1000);
 	const owner = await register(t, "Validator");
-	key = await createKey(t, owner.token, { scope: "tenant", permissions: ["messages:read"] });
-	partnersOnly = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+	key = await createKey(t, owner.token, { scope: "tenant", tenant_id: owner.tenantId, permissions: ["messages:read"] });
+	partnersOnly = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		permissions: ["partners:read"],
+	});
 });
 afterAll(() => t.close());
 

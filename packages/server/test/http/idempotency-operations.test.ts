@@ -22,7 +22,12 @@ beforeEach(async () => {
 	// Enterprise: no rate or partner limits get in the way of counting.
 	t = createTestApp({ defaultPlan: "enterprise" });
 	owner = await register(t, "Idempotent Inc");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	accountKey = await createKey(t, owner.token, { scope: "account", environment: "test", permissions: ["*"] });
 	const partner = await t.call("POST", "/v1/partners", {
 		token: key,
@@ -214,7 +219,7 @@ describe("operations not on the list ignore Idempotency-Key", () => {
 	it("POST /v1/api-keys twice with one key creates two keys", async () => {
 		const before = (await t.call("GET", "/v1/api-keys", { token: accountKey })).json.data.length as number;
 		const headers = { "idempotency-key": randomUUID() };
-		const body = { name: "ci", scope: "tenant", permissions: ["messages:read"] };
+		const body = { name: "ci", scope: "tenant", tenant_id: owner.tenantId, permissions: ["messages:read"] };
 		const first = await t.call("POST", "/v1/api-keys", { token: accountKey, body, headers });
 		const second = await t.call("POST", "/v1/api-keys", { token: accountKey, body, headers });
 		expect([first.status, second.status]).toEqual([201, 201]);

@@ -56,7 +56,12 @@ beforeAll(async () => {
 	const ownerB = await register(t, "Beta");
 	b.account = ownerB.accountId;
 	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "test", permissions: ["*"] });
-	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	b.tenantKey = await createKey(t, ownerB.token, {
+		scope: "tenant",
+		tenant_id: ownerB.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	// B has data of its own, so an unfiltered answer would not be empty.
 	const own = { name: "Beta partner", as2_id: "BETA-P", url: "https://beta-p.example/as2" };
 	b.partner = (await t.call("POST", "/v1/partners", { token: b.tenantKey, body: own })).json.data.id;

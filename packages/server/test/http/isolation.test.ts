@@ -107,7 +107,7 @@ beforeAll(async () => {
 	).id;
 	const ownerB = await register(t, "Beta");
 	b.accountKey = await createKey(t, ownerB.token, { scope: "account", environment: "live", permissions: ["*"] });
-	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", permissions: ["*"] });
+	b.tenantKey = await createKey(t, ownerB.token, { scope: "tenant", tenant_id: ownerB.tenantId, permissions: ["*"] });
 });
 afterAll(() => t.close());
 

@@ -9,7 +9,12 @@ beforeEach(async () => {
 	t = createTestApp();
 	owner = await register(t, "Holding");
 	accountKey = await createKey(t, owner.token, { scope: "account", environment: "live", permissions: ["*"] });
-	tenantKey = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	tenantKey = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/tenants", { token: accountKey, body: { name: "Holding EU" } });
 });
 afterEach(() => t.close());

@@ -10,7 +10,12 @@ beforeEach(async () => {
 	t = createTestApp();
 	worker = startWorker(t);
 	const owner = await register(t, "Roundtrip");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2", mdn_mode: "sync" },

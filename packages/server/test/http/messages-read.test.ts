@@ -14,7 +14,12 @@ beforeEach(async () => {
 	t = createTestApp({ defaultPlan: "enterprise" });
 	owner = await register(t, "Reader");
 	other = await register(t, "Other");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["messages:read"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["messages:read"],
+	});
 });
 afterEach(() => t.close());
 
@@ -254,13 +259,26 @@ describe("GET /v1/messages", () => {
 	it("needs messages:read (messages:write includes it), and shows test and live messages to either kind of key", async () => {
 		await storeMessage(t, owner, { environment: "test" });
 		await storeMessage(t, owner, { environment: "live" });
-		const partnersOnly = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		const partnersOnly = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
 		const refused = await get("/v1/messages", partnersOnly);
 		expect(refused.status).toBe(403);
 		expect(refused.json.error).toMatchObject({ type: "authorization_error", code: "insufficient_scope" });
-		const writer = await createKey(t, owner.token, { scope: "tenant", permissions: ["messages:write"] });
+		const writer = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["messages:write"],
+		});
 		expect((await get("/v1/messages", writer)).json.pagination.total).toBe(2);
-		const testKey = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+		const testKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			environment: "test",
+			permissions: ["*"],
+		});
 		expect((await get("/v1/messages", testKey)).json.pagination.total).toBe(2);
 	});
 
@@ -460,7 +478,11 @@ describe("GET /v1/messages/{message_id}/payload", () => {
 			expect(response.headers.get("content-type")).toMatch(/^application\/json/);
 			expect(response.json.error).toMatchObject({ type: "resource_error", code: "NOT_FOUND" });
 		}
-		const partnersOnly = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		const partnersOnly = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
 		expect((await get(`/v1/messages/${none.id}/payload`, partnersOnly)).status).toBe(403);
 	});
 });

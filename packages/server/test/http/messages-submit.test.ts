@@ -10,7 +10,12 @@ const partnerCert = makeCertificates().selfSigned("submit-partner").certPem;
 beforeEach(async () => {
 	t = createTestApp();
 	owner = await register(t, "Submitter");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
@@ -188,7 +193,12 @@ describe("POST /v1/messages (JSON)", () => {
 			"billing.limit_exceeded",
 		]);
 		// Test keys are free and never counted.
-		const testKey = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+		const testKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			environment: "test",
+			permissions: ["*"],
+		});
 		const free = await t.call("POST", "/v1/messages", {
 			token: testKey,
 			body: { partner_id: "prt_000001", content_type: "text/plain", payload: { content: "x" } },

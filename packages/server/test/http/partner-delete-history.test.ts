@@ -22,8 +22,18 @@ const PARTNER = { name: "Acme Supply", as2_id: "ACME-SUPPLY", url: "https://as2.
 beforeEach(async () => {
 	t = createTestApp();
 	owner = await register(t, "Historian");
-	testKey = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
-	liveKey = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	testKey = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
+	liveKey = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 });
 afterEach(async () => {
 	await worker?.stop();

@@ -11,7 +11,7 @@ let partner: string;
 beforeEach(async () => {
 	t = createTestApp({ defaultPlan: "enterprise" });
 	owner = await register(t, "Statco");
-	key = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+	key = await createKey(t, owner.token, { scope: "tenant", tenant_id: owner.tenantId, permissions: ["partners:read"] });
 	partner = await createPartner("Acme", "ACME");
 });
 afterEach(() => t.close());
@@ -158,7 +158,11 @@ describe("GET /v1/partners/{partner_id}/stats", () => {
 		const theirs = await t.call("GET", `/v1/partners/${partner}/stats`, { token: stranger.token });
 		expect(theirs.status).toBe(404);
 		expect(theirs.json.error.code).toBe("PARTNER_NOT_FOUND");
-		const reader = await createKey(t, owner.token, { scope: "tenant", permissions: ["messages:read"] });
+		const reader = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["messages:read"],
+		});
 		expect((await t.call("GET", `/v1/partners/${partner}/stats`, { token: reader })).status).toBe(403);
 	});
 });

@@ -31,7 +31,12 @@ afterAll(() => new Promise((resolve) => listener.close(resolve)));
 beforeEach(async () => {
 	t = createTestApp();
 	owner = await register(t, "Validator");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	accountKey = await createKey(t, owner.token, { scope: "account", environment: "live", permissions: ["*"] });
 });
 afterEach(() => t.close());

@@ -22,7 +22,12 @@ const chain = certs.chain();
 beforeEach(async () => {
 	t = createTestApp({ defaultPlan: "professional" });
 	owner = await register(t, "Details Co");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	accountKey = await createKey(t, owner.token, { scope: "account", environment: "live", permissions: ["*"] });
 });
 afterEach(() => t.close());

@@ -9,6 +9,7 @@ beforeEach(async () => {
 	owner = await register(t, "Partnerco");
 	key = await createKey(t, owner.token, {
 		scope: "tenant",
+		tenant_id: owner.tenantId,
 		environment: "live",
 		permissions: ["partners:write", "certificates:write"],
 	});
@@ -300,8 +301,16 @@ describe("changing partners", () => {
 	});
 
 	it("needs partners:write to change and partners:read to see", async () => {
-		const reader = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
-		const nobody = await createKey(t, owner.token, { scope: "tenant", permissions: ["messages:read"] });
+		const reader = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
+		const nobody = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["messages:read"],
+		});
 		await create(acme());
 		expect((await create(acme({ as2_id: "X" }), reader)).status).toBe(403);
 		expect((await t.call("GET", "/v1/partners", { token: reader })).status).toBe(200);

@@ -120,7 +120,11 @@ describe("X-RateLimit-* on every /v1 response (Free plan)", () => {
 	});
 
 	it("on 4xx and 5xx answers", async () => {
-		const tenantKey = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		const tenantKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
 		await sweep([
 			// 404: a missing resource, an unknown /v1 route
 			{ method: "GET", path: "/v1/partners/prt_999999", status: 404 },

@@ -36,7 +36,7 @@ describe("rate limits (token bucket per account, injected clock)", () => {
 		const a = await register(t);
 		const b = await register(t);
 		const keyA1 = await createKey(t, a.token, { scope: "account", permissions: ["*"] });
-		const keyA2 = await createKey(t, a.token, { scope: "tenant", permissions: ["*"] });
+		const keyA2 = await createKey(t, a.token, { scope: "tenant", tenant_id: a.tenantId, permissions: ["*"] });
 		const keyB = await createKey(t, b.token, { scope: "account", permissions: ["*"] });
 		t.clock.advance(60);
 		for (let i = 0; i < 10; i++) await t.call("GET", "/v1/api-keys", { token: keyA1 });

@@ -46,7 +46,12 @@ beforeEach(async () => {
 		{ logger },
 	);
 	owner = await register(t, "Logged");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 });
 afterEach(() => t.close());
 

@@ -97,7 +97,11 @@ describe("/v1/tenants", () => {
 	});
 
 	it("is closed to tenant keys and to account keys without the permission", async () => {
-		const tenantKey = await createKey(t, owner.token, { scope: "tenant", permissions: ["*"] });
+		const tenantKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["*"],
+		});
 		const readOnly = await createKey(t, owner.token, { scope: "account", permissions: ["tenants:read"] });
 		for (const [token, method, path] of [
 			[tenantKey, "GET", "/v1/tenants"],
@@ -136,7 +140,7 @@ describe("X-Tenant-ID", () => {
 		expect((await currentTenant(tenantKey, { "x-tenant-id": "tnt_000002" })).tenantId).toBe("tnt_000001");
 	});
 
-	it("honours an account key's tenant restriction: 403 outside it, and its first allowed tenant by default", async () => {
+	it("honours an account key's tenant restriction: 404 outside it (as for a missing tenant), and its first allowed tenant by default", async () => {
 		await t.call("POST", "/v1/tenants", { token: accountKey, body: { name: "Second" } });
 		const restricted = await createKey(t, owner.token, {
 			scope: "account",
@@ -145,8 +149,8 @@ describe("X-Tenant-ID", () => {
 		});
 		expect((await currentTenant(restricted)).tenantId).toBe("tnt_000002");
 		const outside = await currentTenant(restricted, { "x-tenant-id": "tnt_000001" });
-		expect(outside.status).toBe(403);
-		expect(outside.json.error.code).toBe("insufficient_scope");
+		expect(outside.status).toBe(404);
+		expect(outside.json.error).toMatchObject({ type: "resource_error", code: "NOT_FOUND" });
 		const list = await t.call("GET", "/v1/tenants", { token: restricted });
 		expect(list.json.data.map((x: { id: string }) => x.id)).toEqual(["tnt_000002"]);
 		expect((await t.call("GET", "/v1/tenants/tnt_000001", { token: restricted })).status).toBe(404);
@@ -197,7 +201,11 @@ describe("/v1/account", () => {
 	});
 
 	it("is closed to tenant keys", async () => {
-		const tenantKey = await createKey(t, owner.token, { scope: "tenant", permissions: ["*"] });
+		const tenantKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["*"],
+		});
 		expect((await t.call("GET", "/v1/account", { token: tenantKey })).status).toBe(403);
 	});
 });

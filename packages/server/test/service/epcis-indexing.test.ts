@@ -19,7 +19,12 @@ beforeEach(async () => {
 	t = createTestApp({ defaultPlan: "enterprise" });
 	worker = startWorker(t);
 	owner = await register(t, "Shipper");
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2", mdn_mode: "sync" },

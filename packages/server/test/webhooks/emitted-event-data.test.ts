@@ -23,7 +23,12 @@ describe("the data of emitted events", () => {
 		try {
 			worker = startWorker(t);
 			const owner = await register(t, "Emitter");
-			const key = await createKey(t, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+			const key = await createKey(t, owner.token, {
+				scope: "tenant",
+				tenant_id: owner.tenantId,
+				environment: "test",
+				permissions: ["*"],
+			});
 			const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token: key, body });
 			const buyer = await call("POST", "/v1/partners", {
 				name: "Buyer",

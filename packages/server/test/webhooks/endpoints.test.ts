@@ -176,8 +176,16 @@ describe("webhook endpoints", () => {
 		t = createTestApp();
 		const owner = await register(t);
 		const { id } = (await create(owner.token, { url: "https://a.example.com/", events: ["*"] })).json.data;
-		const reader = await createKey(t, owner.token, { scope: "tenant", permissions: ["webhooks:read"] });
-		const stranger = await createKey(t, owner.token, { scope: "tenant", permissions: ["partners:read"] });
+		const reader = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["webhooks:read"],
+		});
+		const stranger = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["partners:read"],
+		});
 		expect((await t.call("GET", "/v1/webhook-endpoints", { token: reader })).status).toBe(200);
 		expect((await t.call("GET", "/v1/webhook-endpoints-stats", { token: reader })).status).toBe(200);
 		expect((await t.call("GET", `/v1/webhook-endpoints/${id}/deliveries`, { token: reader })).status).toBe(200);

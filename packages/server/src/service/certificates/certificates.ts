@@ -4,7 +4,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { recordEvent } from "../events.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
-import { type Principal, requirePermission } from "../principal.ts";
+import { type Principal, requirePermission, requireWholeAccount } from "../principal.ts";
 import { fieldError, notFound } from "../validation-error.ts";
 import { certificateView } from "../views/certificate-views.ts";
 import { insertCertificate } from "./insert-certificate.ts";
@@ -32,9 +32,8 @@ export function createCertificateService(deps: ServiceDeps) {
 		const own = certificate?.tenantId === principal.tenantId;
 		const inherited = certificate !== null && certificate.tenantId === null;
 		if (!certificate || !(own || inherited)) throw notFound("certificate");
-		if (write && inherited && principal.scope !== "account") {
-			throw new As2Error("insufficient_scope", "master partners' certificates are read-only for tenant keys");
-		}
+		// Every tenant uses a master partner's certificates (README, Who may do what).
+		if (write && inherited) requireWholeAccount(principal, "changing a master partner's certificate");
 		return certificate;
 	}
 
@@ -93,9 +92,7 @@ export function createCertificateService(deps: ServiceDeps) {
 				const row = await store.partners.findVisible(principal.tenantId, principal.accountId, input.partnerId);
 				if (!row) throw new As2Error("PARTNER_NOT_FOUND", `partner ${input.partnerId} not found`);
 				const partner = effectivePartner(row);
-				if (partner.type === "inherited" && principal.scope !== "account") {
-					throw new As2Error("insufficient_scope", "inherited partners are read-only for tenant keys");
-				}
+				if (partner.type === "inherited") requireWholeAccount(principal, "a certificate for a master partner");
 				tenantId = partner.record.tenantId;
 				partnerId = partner.record.id;
 			}

@@ -1,7 +1,7 @@
 import { As2Error } from "@as2kit/core";
 import type { As2Store, PageRequest, PartnerListFilter } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
-import { type Principal, requirePermission } from "../principal.ts";
+import { authorize, type Principal } from "../principal.ts";
 import { fieldError, notFound } from "../validation-error.ts";
 import { type EffectivePartner, effectivePartner } from "./effective-partner.ts";
 import { recordPartnerEvent } from "./partner-events.ts";
@@ -12,8 +12,9 @@ import { newPartner, withAs2IdConflict } from "./partners.ts";
 
 /**
  * Master partners (decisions.md: `/v1/accounts/{account_id}/partners`): defined once per
- * account, inherited by every tenant as `type: inherited`. Account-scoped keys only; their
- * events are account-level.
+ * account, inherited by every tenant as `type: inherited`. Account-scoped credentials read
+ * them; changing them changes every tenant, so that needs a credential for the whole account
+ * (README, Who may do what). Their events are account-level.
  */
 export function createMasterPartnerService(deps: ServiceDeps) {
 	const { store, now, config, sealKey } = deps;
@@ -23,9 +24,7 @@ export function createMasterPartnerService(deps: ServiceDeps) {
 		accountId: string,
 		permission: "partners:read" | "partners:write",
 	): void {
-		if (principal.scope !== "account")
-			throw new As2Error("insufficient_scope", "master partners need an account-scoped key");
-		requirePermission(principal, permission);
+		authorize(principal, { permission, reach: permission === "partners:write" ? "whole-account" : "account" });
 		if (accountId !== principal.accountId) throw notFound("account");
 	}
 
