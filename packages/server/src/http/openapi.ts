@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from "hono";
-import { describeRoute, resolver } from "hono-openapi";
+import { describeRoute, resolver, uniqueSymbol } from "hono-openapi";
 import * as v from "valibot";
+import { type AccessRule, authorize } from "../service/principal.ts";
+import type { AppEnv } from "./context.ts";
 
 /** The categorized error shape (interface spec, Errors 2). */
 export const errorSchema = v.object({
@@ -39,7 +41,10 @@ const COMMON_ERRORS = {
 		description: "missing, unknown, revoked (invalid_api_key) or expired (expired_api_key) credential",
 		content: errorContent(),
 	},
-	403: { description: "the key lacks the permission (insufficient_scope)", content: errorContent() },
+	403: {
+		description: "the credential lacks the permission or the reach (insufficient_scope)",
+		content: errorContent(),
+	},
 	429: {
 		description: "rate or concurrency limit reached; wait Retry-After seconds",
 		content: errorContent(),
@@ -50,7 +55,7 @@ const COMMON_ERRORS = {
 	},
 } as const;
 
-export interface RouteDoc {
+interface RouteDocFields {
 	tags: string[];
 	summary: string;
 	description?: string;
@@ -67,16 +72,25 @@ export interface RouteDoc {
 			headers?: Record<string, unknown>;
 		}
 	>;
-	/** Public routes carry no security requirement and no 401/403/429. */
-	public?: boolean;
 	/** Extra error responses: status → description. */
 	errors?: Record<number, string>;
 	/** Supports the Idempotency-Key header. */
 	idempotent?: boolean;
 }
 
-/** `describeRoute` with the shared error responses, security and media types filled in. */
-export function doc(spec: RouteDoc): MiddlewareHandler {
+/**
+ * A route is public (no security requirement, no 401/403/429) or states who may call it
+ * (README, "Who may do what"), so no authenticated route goes undocumented or unguarded.
+ */
+export type RouteDoc = RouteDocFields & ({ public: true; access?: undefined } | { public?: false; access: AccessRule });
+
+/**
+ * `describeRoute` with the shared error responses, security and media types filled in, and
+ * the route's access rule both documented and enforced: it runs before anything else of the
+ * route (query and body validation, an idempotent replay), so a caller without the grant
+ * learns nothing but 403, and the document cannot disagree with the server.
+ */
+export function doc(spec: RouteDoc): MiddlewareHandler<AppEnv> {
 	const responses: Record<string, unknown> = {};
 	for (const [status, response] of Object.entries(spec.responses)) {
 		responses[status] = {
@@ -112,10 +126,12 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
 				},
 			]
 		: [];
-	return describeRoute({
+	const description = [spec.description, spec.access && accessText(spec.access)].filter(Boolean).join("\n\n");
+	const described = describeRoute({
 		tags: spec.tags,
 		summary: spec.summary,
-		...(spec.description ? { description: spec.description } : {}),
+		...(description ? { description } : {}),
+		...(spec.access ? { "x-access": spec.access } : {}),
 		...(parameters.length ? { parameters } : {}),
 		...(spec.public ? { security: [] } : {}),
 		...(spec.body
@@ -132,6 +148,28 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
 			: {}),
 		responses: responses as never,
 	});
+	const rule = spec.access;
+	if (!rule || (rule.permission === null && rule.reach === "tenant")) return described;
+	const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+		authorize(c.var.principal, rule);
+		await next();
+	};
+	return Object.assign(guard, { [uniqueSymbol]: described[uniqueSymbol as keyof typeof described] });
+}
+
+/** The access rule in words, for the operation's description. */
+function accessText(rule: AccessRule): string {
+	const permission = rule.permission ? `\`${rule.permission}\`` : "any valid credential";
+	switch (rule.reach) {
+		case "tenant":
+			return rule.permission
+				? `**Access:** ${permission}, in the tenant the credential works in (account credentials choose it with \`X-Tenant-ID\`).`
+				: "**Access:** any valid credential.";
+		case "account":
+			return `**Access:** ${permission} and an account-scoped credential (a session or an account key, also one restricted to some tenants); tenant keys get 403.`;
+		case "whole-account":
+			return `**Access:** ${permission} and a credential for the whole account (an owner's or admin's session, or an account key not restricted to some tenants); others get 403.`;
+	}
 }
 
 /** `{ message, data }`: the create/update envelope. */

@@ -1,6 +1,8 @@
+import type { MemberRole } from "@as2kit/core/store";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorSchema } from "../../src/http/openapi.ts";
+import { generateToken, hashToken } from "../../src/service/secrets/tokens.ts";
 import { makeCertificates } from "../helpers/certs.ts";
 import { createKey, createTestApp, register, type TestApp, type TestResponse } from "../helpers/test-app.ts";
 
@@ -21,7 +23,7 @@ beforeAll(async () => {
 	t = createTestApp({ defaultPlan: "enterprise" });
 	owner = await register(t, "Scoped");
 	const make = (permissions: string[]) =>
-		createKey(t, owner.token, { scope: "tenant", environment: "test", permissions });
+		createKey(t, owner.token, { scope: "tenant", tenant_id: owner.tenantId, environment: "test", permissions });
 	keys.all = await make(["*"]);
 	keys.partnersOnly = await make(["partners:read", "partners:write"]);
 	keys.certificatesRead = await make(["certificates:read"]);
@@ -129,7 +131,7 @@ describe("messages", () => {
 		expect(await messageCount()).toBe(before + 1);
 	});
 
-	it("POST /v1/messages as multipart needs messages:write, and keeps no uploaded payload without it", async () => {
+	it("POST /v1/messages as multipart needs messages:write, and streams nothing to the blob store without it", async () => {
 		const blobs = t.service.deps.blobs;
 		const put = blobs.put.bind(blobs);
 		const written: string[] = [];
@@ -154,8 +156,8 @@ describe("messages", () => {
 				"messages:write",
 			);
 			expect(await messageCount()).toBe(before);
-			expect(written.length).toBeGreaterThan(0); // the upload streamed to the blob store …
-			for (const key of written) expect(await blobs.stat(key), key).toBeNull(); // … and was removed
+			// Authorization comes before the upload is read (issue #16): nothing reached the store.
+			expect(written).toEqual([]);
 		} finally {
 			blobs.put = put;
 		}
@@ -169,5 +171,94 @@ describe("messages", () => {
 			// messages:write includes reading.
 			expect((await t.call("GET", path, { token: keys.messagesWrite })).status, path).toBe(200);
 		}
+	});
+});
+
+// Issue #16: authorization comes before validation, so a caller without the grant learns
+// nothing but 403 — not which fields a body needs, nor a stored idempotent response.
+describe("authorization before validation", () => {
+	it("answers 403, not 422, to an invalid body or query from a key without the permission", async () => {
+		for (const [method, path, body] of [
+			["POST", "/v1/partners", { name: "" }],
+			["PATCH", `/v1/partners/${partnerId}`, { url: "ftp://nowhere" }],
+			["POST", "/v1/webhook-endpoints", { url: "ftp://x", secret: "short" }],
+			["POST", "/v1/certificates", { type: "nonsense" }],
+			["GET", "/v1/partners?page=0", undefined],
+			["POST", "/v1/api-keys", { scope: "everything" }],
+		] as const) {
+			const response = await t.call(method, path, { token: keys.messagesRead, body });
+			expect(response.status, `${method} ${path}: ${response.text}`).toBe(403);
+			expect(response.json.error.code).toBe("insufficient_scope");
+		}
+	});
+
+	it("answers 403, not 422, to an invalid body on an operation that needs the whole account", async () => {
+		const restricted = await createKey(t, owner.token, {
+			scope: "account",
+			permissions: ["*"],
+			allowed_tenant_ids: [owner.tenantId],
+		});
+		for (const [method, path, body] of [
+			["PATCH", "/v1/account", { plan: "gold" }],
+			["POST", "/v1/tenants", { name: "" }],
+			["POST", `/v1/accounts/${owner.accountId}/partners`, { url: "ftp://x" }],
+		] as const) {
+			const response = await t.call(method, path, { token: restricted, body });
+			expect(response.status, `${method} ${path}: ${response.text}`).toBe(403);
+		}
+	});
+
+	it("does not replay another key's idempotent response to a key without the permission", async () => {
+		const headers = { "idempotency-key": "5b6f1c2e-8d3a-4c1b-9e2f-7a6b5c4d3e2f" };
+		const body = { partner_id: partnerId, content_type: "text/plain", payload: { content: "replayed?" } };
+		const sent = await t.call("POST", "/v1/messages", { token: keys.messagesWrite, body, headers });
+		expect(sent.status).toBe(202);
+		const replay = await t.call("POST", "/v1/messages", { token: keys.messagesRead, body, headers });
+		expectInsufficientScope(replay, "messages:write");
+		expect(replay.text).not.toContain(sent.json.data.id);
+	});
+});
+
+describe("sessions by role", () => {
+	/** A session in the owner's account for a new user of `role` (no endpoint adds members yet). */
+	async function sessionOf(role: MemberRole): Promise<string> {
+		const user = await register(t, `${role} user`);
+		const at = t.clock.now();
+		await t.store.memberships.create({ accountId: owner.accountId, userId: user.userId, role, createdAt: at });
+		const token = generateToken("sess_");
+		await t.store.sessions.create({
+			id: await t.store.ids.next("ses_"),
+			userId: user.userId,
+			accountId: owner.accountId,
+			tokenHash: hashToken(t.service.deps.tokenKey, token),
+			createdAt: at,
+			expiresAt: new Date(at.getTime() + 3_600_000),
+			lastUsedAt: null,
+			revokedAt: null,
+		});
+		return token;
+	}
+
+	it("a member works in every tenant but changes nothing the tenants share, and manages no keys", async () => {
+		const member = await sessionOf("member");
+		expect((await t.call("GET", "/v1/partners", { token: member })).status).toBe(200);
+		expect((await t.call("GET", "/v1/account", { token: member })).status).toBe(200);
+		expect((await t.call("GET", "/v1/tenants", { token: member })).status).toBe(200);
+		for (const [method, path, body] of [
+			["PATCH", "/v1/account", { name: "Member's" }],
+			["POST", "/v1/tenants", { name: "Member's" }],
+			["POST", `/v1/accounts/${owner.accountId}/partners`, { name: "M", as2_id: "M", url: "https://m.example/as2" }],
+			["POST", "/v1/api-keys", { name: "m", scopes: ["messages:read"] }],
+			["GET", "/v1/api-keys", undefined],
+		] as const) {
+			const response = await t.call(method, path, { token: member, body });
+			expect(response.status, `${method} ${path}: ${response.text}`).toBe(403);
+		}
+	});
+
+	it("an admin acts for the whole account, as the owner does", async () => {
+		const admin = await sessionOf("admin");
+		expect((await t.call("PATCH", "/v1/account", { token: admin, body: { name: "Scoped" } })).status).toBe(200);
+		expect((await t.call("GET", "/v1/api-keys", { token: admin })).status).toBe(200);
 	});
 });

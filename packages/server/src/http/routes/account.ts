@@ -15,6 +15,7 @@ export function accountRoutes() {
 			"/",
 			doc({
 				tags: ["Account"],
+				access: { permission: "accounts:read", reach: "account" },
 				summary: "The account, with its plan's limits (accounts:read)",
 				responses: { 200: { description: "the account", schema: dataEnvelope(accountDetailSchema) } },
 			}),
@@ -29,6 +30,7 @@ export function accountRoutes() {
 			"/",
 			doc({
 				tags: ["Account"],
+				access: { permission: "accounts:write", reach: "whole-account" },
 				summary: "Rename the account or change its plan (accounts:write; plan also billing:write)",
 				description:
 					"A plan change is immediate (the reference server takes no payments) and emits billing.subscription_updated.",

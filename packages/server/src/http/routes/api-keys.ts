@@ -33,9 +33,12 @@ export function apiKeyRoutes() {
 			"/",
 			doc({
 				tags: ["API keys"],
+				access: { permission: "*", reach: "tenant" },
 				summary: "Create an API key (the full key is in this response only)",
-				description:
-					"Either form: `scope` + `permissions` (+ `tenant_id` for tenant keys), or `scopes` (+ `expires_at`). `scope` defaults to `tenant` (the current tenant), `environment` to `test`. Needs a session token or a key with `*`; a key cannot create a key that reaches further than itself.",
+				description: [
+					"Either form: `scope` + `permissions`, with `tenant_id` required when `scope` is `tenant` (422 naming `tenant_id` without it), or `scopes` (+ `expires_at`), where an omitted `scope` makes a tenant key for the caller's current tenant. `environment` defaults to `test`; `allowed_tenant_ids` restricts an account key to some tenants.",
+					"A key never reaches further than its creator (403 `insufficient_scope` otherwise): a test key creates only test keys; only an owner's or admin's session or an account key not restricted to some tenants creates account keys; a tenant key creates keys of its own tenant, a restricted account key keys of its allowed tenants; a key with an expiry creates keys that expire no later (without `expires_at`, the new key inherits the creator's expiry). A tenant outside the caller's reach answers as a missing one (422).",
+				].join(" "),
 				body: createSchema,
 				responses: { 201: { description: "created", schema: messageEnvelope(createdApiKeySchema) } },
 			}),
@@ -58,7 +61,10 @@ export function apiKeyRoutes() {
 			"/",
 			doc({
 				tags: ["API keys"],
+				access: { permission: "*", reach: "tenant" },
 				summary: "List API keys (without their secrets)",
+				description:
+					"The keys within the caller's reach, the ones it could have created: all for an owner's or admin's session; for an account key not restricted to some tenants, all of its environment (a test key sees test keys); for a tenant key or a restricted account key, the tenant keys of the tenants it reaches.",
 				responses: { 200: { description: "a page of keys, newest first", schema: listEnvelope(apiKeySchema) } },
 			}),
 			query(v.object(pageQueryEntries)),
@@ -72,7 +78,9 @@ export function apiKeyRoutes() {
 			"/:key_id",
 			doc({
 				tags: ["API keys"],
+				access: { permission: "*", reach: "tenant" },
 				summary: "Revoke an API key; it is refused from then on",
+				description: "Only a key within the caller's reach (see the list); any other answers 404, as a missing one.",
 				responses: {
 					200: {
 						description: "revoked",

@@ -112,6 +112,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			"/me",
 			doc({
 				tags: ["Auth"],
+				access: { permission: null, reach: "tenant" },
 				summary: "The current user and the tenants this credential reaches",
 				responses: {
 					200: {
@@ -133,6 +134,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			"/logout",
 			doc({
 				tags: ["Auth"],
+				access: { permission: null, reach: "tenant" },
 				summary: "Revoke the session token of this request",
 				responses: { 200: { description: "logged out", schema: v.object({ message: v.string() }) } },
 				errors: { 422: "the credential is an API key, not a session token" },

@@ -39,6 +39,7 @@ export function certificateRoutes() {
 			"/",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:read", reach: "tenant" },
 				summary:
 					"List certificates: the tenant's identities, its partners' and its inherited partners' (certificates:read)",
 				responses: {
@@ -64,6 +65,7 @@ export function certificateRoutes() {
 			"/",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:write", reach: "tenant" },
 				summary: "Upload a certificate (certificates:write)",
 				description:
 					"`type: partner` with `partner_id` and `certificate` (PEM, DER or PKCS#7; base64 in JSON for binary); `type: identity` with `certificate` + `private_key` (PEM, optionally encrypted with `password`) or `pkcs12` + `password`. The private key is stored sealed and never returned. 422 INVALID_CERTIFICATE for anything unreadable. Emits certificate.uploaded.",
@@ -96,6 +98,7 @@ export function certificateRoutes() {
 			"/:cert_id",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:read", reach: "tenant" },
 				summary: "One certificate (certificates:read)",
 				responses: { 200: { description: "the certificate", schema: dataEnvelope(certificateSchema) } },
 				errors: notFound,
@@ -109,6 +112,7 @@ export function certificateRoutes() {
 			"/:cert_id",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:write", reach: "tenant" },
 				summary: "Delete a certificate (certificates:write)",
 				responses: {
 					200: {
@@ -127,6 +131,7 @@ export function certificateRoutes() {
 			"/:cert_id/activate",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:write", reach: "tenant" },
 				summary: "Activate a certificate; two of one usage may be active during a rollover (certificates:write)",
 				responses: { 200: { description: "active; emits certificate.activated", schema: activeSchema } },
 				errors: notFound,
@@ -140,6 +145,7 @@ export function certificateRoutes() {
 			"/:cert_id/deactivate",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:write", reach: "tenant" },
 				summary: "Deactivate a certificate (certificates:write)",
 				responses: { 200: { description: "inactive", schema: activeSchema } },
 				errors: notFound,

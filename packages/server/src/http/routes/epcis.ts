@@ -87,6 +87,7 @@ export function epcisRoutes() {
 			"/validate",
 			doc({
 				tags: TAGS,
+				access: { permission: "messages:read", reach: "tenant" },
 				summary: "Validate an EPCIS 1.2 or 2.0 XML document (messages:read)",
 				description:
 					"JSON with the document inline (up to 16 MB), or multipart/form-data with the document in the part `document` (a file), streamed through the validator in bounded memory up to the plan's payload size. Rules: schema_compliance (the GS1 XSD), business_rules (CBV, EPC URIs, actions, times, extensions), dscsa_compliance (GS1 US DSCSA guideline); default all. Answers the top-level object (no data envelope): a document that is not well-formed or hostile is `valid: false` with an error of rule `parse`, never an error status. An unknown rule name is 422 EPCIS_UNKNOWN_RULE. Needs messages:read (messages:write includes it); stores nothing.",
@@ -136,6 +137,7 @@ export function epcisRoutes() {
 			"/query",
 			doc({
 				tags: TAGS,
+				access: { permission: "messages:read", reach: "tenant" },
 				summary: "Query the EPCIS events of the tenant's messages: SimpleEventQuery (messages:read)",
 				description: QUERY_DESCRIPTION,
 				body: querySchema,

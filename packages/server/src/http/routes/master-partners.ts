@@ -26,6 +26,7 @@ export function masterPartnerRoutes() {
 			"/:account_id/partners",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "account" },
 				summary: "List the account's master partners",
 				responses: { 200: { description: "a page of master partners", schema: listEnvelope(partnerSchema) } },
 			}),
@@ -47,6 +48,7 @@ export function masterPartnerRoutes() {
 			"/:account_id/partners",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "whole-account" },
 				summary: "Create a master partner, inherited by every tenant",
 				body: partnerCreateSchema,
 				responses: {
@@ -78,6 +80,7 @@ export function masterPartnerRoutes() {
 			"/:account_id/partners/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "account" },
 				summary: "One master partner with its certificates",
 				responses: { 200: { description: "the master partner", schema: dataEnvelope(masterDetailSchema) } },
 				errors: notFound,
@@ -101,6 +104,7 @@ export function masterPartnerRoutes() {
 			"/:account_id/partners/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "whole-account" },
 				summary: "Change a master partner (every tenant without an override of a field sees the change)",
 				body: partnerPatchSchema,
 				responses: {
@@ -129,6 +133,7 @@ export function masterPartnerRoutes() {
 			"/:account_id/partners/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "whole-account" },
 				summary: "Delete a master partner for every tenant (its certificates become inactive, messages stay)",
 				responses: {
 					200: {

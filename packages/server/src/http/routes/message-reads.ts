@@ -85,6 +85,7 @@ export function messageReadRoutes() {
 			"/",
 			doc({
 				tags: TAG,
+				access: { permission: "messages:read", reach: "tenant" },
 				summary: "List the tenant's messages, newest first (messages:read)",
 				description:
 					"Test and live messages alike unless `environment` says otherwise. Every filter narrows the list; an invalid value is 422 naming the parameter. `from_date` and `to_date` bound `created_at` exclusively; a date without a time means midnight UTC.",
@@ -110,6 +111,7 @@ export function messageReadRoutes() {
 			"/:message_id",
 			doc({
 				tags: TAG,
+				access: { permission: "messages:read", reach: "tenant" },
 				summary: "One message with its MDN data (messages:read)",
 				responses: { 200: { description: "the message", schema: dataEnvelope(messageDetailSchema) } },
 				errors: notFound,
@@ -123,6 +125,7 @@ export function messageReadRoutes() {
 			"/:message_id/payload",
 			doc({
 				tags: TAG,
+				access: { permission: "messages:read", reach: "tenant" },
 				summary: "Download a message's payload in its original content type (messages:read)",
 				description:
 					"Streams the stored payload: for outbound messages as submitted, for inbound ones as unpacked (decrypted, verified, decompressed). The X-Payload-* headers tell which protections the message carried on the wire. Any Accept header is fine here: the answer has the payload's own type (errors are JSON).",

@@ -79,6 +79,7 @@ export function messageSubmitRoutes() {
 		"/",
 		doc({
 			tags: ["Messages"],
+			access: { permission: "messages:write", reach: "tenant" },
 			summary: "Send a message to a partner (messages:write)",
 			description:
 				"JSON with the payload inline (`payload.content`, UTF-8 or base64 per `payload.encoding`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part `file`, streamed and never held in memory (up to the plan's size). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.",

@@ -63,6 +63,7 @@ export function partnerCheckRoutes() {
 			"/:partner_id/validate",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary:
 					"Check a partner's configuration: AS2 id, endpoint reachability, certificates, algorithms (partners:read)",
 				description:
@@ -76,6 +77,7 @@ export function partnerCheckRoutes() {
 			"/:partner_id/test",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary: "Test the connection to a partner: DNS, TCP and TLS handshake, each timed (partners:read)",
 				description:
 					"Counts against the plan's partner tests per hour (429 when used up); the result becomes the partner's connection_status.",

@@ -63,6 +63,7 @@ export function partnerRoutes() {
 			"/",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary: "List the tenant's partners and the inherited master partners (partners:read)",
 				responses: { 200: { description: "a page of partners, oldest first", schema: listEnvelope(partnerSchema) } },
 			}),
@@ -85,6 +86,7 @@ export function partnerRoutes() {
 			"/",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Create a tenant partner (partners:write)",
 				description:
 					"Errors: 422 DUPLICATE_AS2_ID, INVALID_AS2_ID_FORMAT, INVALID_ENDPOINT_URL (https only unless AS2_ALLOW_HTTP=1), UNSUPPORTED_ALGORITHM; 402 PARTNER_LIMIT_EXCEEDED. Emits partner.created.",
@@ -110,6 +112,7 @@ export function partnerRoutes() {
 			"/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary: "One partner with certificates, message statistics and connection status (partners:read)",
 				responses: { 200: { description: "the partner", schema: dataEnvelope(partnerDetailSchema) } },
 				errors: notFound,
@@ -126,6 +129,7 @@ export function partnerRoutes() {
 			"/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Change a partner; on an inherited partner, store the tenant's overrides (partners:write)",
 				description:
 					"Only the supplied fields change. On an inherited partner an account-scoped key stores them as `override_settings`; tenant keys get 403. Emits partner.updated.",
@@ -155,6 +159,7 @@ export function partnerRoutes() {
 			"/:partner_id",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Delete a tenant partner: its certificates become inactive, its messages stay (partners:write)",
 				responses: {
 					200: {
@@ -173,6 +178,7 @@ export function partnerRoutes() {
 			"/:partner_id/activate",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Activate a partner (partners:write)",
 				responses: {
 					200: {
@@ -194,6 +200,7 @@ export function partnerRoutes() {
 			"/:partner_id/deactivate",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Deactivate a partner: sending to it fails with PARTNER_INACTIVE (partners:write)",
 				responses: {
 					200: {
@@ -219,6 +226,7 @@ export function partnerRoutes() {
 			"/:partner_id/stats",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary:
 					"The partner's message statistics: counts, success rates, processing times, daily activity (partners:read)",
 				description:
@@ -240,6 +248,7 @@ export function partnerRoutes() {
 			"/:partner_id/configuration",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary:
 					"The partner's nested configuration: security, MDN, connection, certificates, statistics, HTTP, TLS, compatibility, inbound",
 				description: "Every group is writable through PATCH /v1/partners/{partner_id} with the same names.",
@@ -258,6 +267,7 @@ export function partnerRoutes() {
 			"/:partner_id/overrides",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:read", reach: "tenant" },
 				summary: "The tenant's overrides of an inherited partner (account-scoped keys)",
 				responses: { 200: { description: "the overrides", schema: dataEnvelope(overridesSchema) } },
 				errors: notFound,
@@ -278,6 +288,7 @@ export function partnerRoutes() {
 			"/:partner_id/overrides",
 			doc({
 				tags: TAG,
+				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Drop the tenant's overrides: back to the master configuration (account-scoped keys)",
 				responses: { 200: { description: "reset; emits partner.updated", schema: messageEnvelope(partnerSchema) } },
 				errors: notFound,
@@ -291,6 +302,7 @@ export function partnerRoutes() {
 			"/:partner_id/certificates",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:read", reach: "tenant" },
 				summary: "The partner's certificates (certificates:read)",
 				responses: { 200: { description: "newest first", schema: v.object({ data: v.array(certificateSchema) }) } },
 				errors: notFound,
@@ -304,6 +316,7 @@ export function partnerRoutes() {
 			"/:partner_id/certificates",
 			doc({
 				tags: TAG,
+				access: { permission: "certificates:write", reach: "tenant" },
 				summary: "Upload a partner certificate: PEM, DER or a PKCS#7 bundle (certificates:write)",
 				description:
 					"multipart/form-data with the file in `certificate`; JSON with PEM text (or base64 DER) works too. Emits certificate.uploaded.",

@@ -20,6 +20,7 @@ export function tenantRoutes() {
 			"/",
 			doc({
 				tags: ["Tenants"],
+				access: { permission: "tenants:read", reach: "account" },
 				summary: "List the account's tenants (tenants:read)",
 				responses: { 200: { description: "a page of tenants, oldest first", schema: listEnvelope(tenantSchema) } },
 			}),
@@ -34,6 +35,7 @@ export function tenantRoutes() {
 			"/",
 			doc({
 				tags: ["Tenants"],
+				access: { permission: "tenants:write", reach: "whole-account" },
 				summary: "Create a tenant (tenants:write)",
 				description:
 					"`as2_id` is the tenant's AS2 identity towards partners, unique across the deployment; by default derived from the name.",
@@ -53,6 +55,7 @@ export function tenantRoutes() {
 			"/:tenant_id",
 			doc({
 				tags: ["Tenants"],
+				access: { permission: "tenants:read", reach: "account" },
 				summary: "One tenant (tenants:read)",
 				responses: { 200: { description: "the tenant", schema: dataEnvelope(tenantSchema) } },
 				errors: notFound,
@@ -66,6 +69,7 @@ export function tenantRoutes() {
 			"/:tenant_id",
 			doc({
 				tags: ["Tenants"],
+				access: { permission: "tenants:write", reach: "account" },
 				summary: "Rename a tenant or change its AS2 identifier (tenants:write)",
 				body: patchSchema,
 				responses: { 200: { description: "updated; emits tenant.updated", schema: messageEnvelope(tenantSchema) } },

@@ -58,6 +58,7 @@ export function webhookEndpointRoutes() {
 			"/",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Create a webhook endpoint (webhooks:write)",
 				description:
 					"Active on creation. The signing secret is returned in this response only. Malformed URLs, other schemes, and loopback, private or link-local hosts are 422 INVALID_ENDPOINT_URL.",
@@ -76,6 +77,7 @@ export function webhookEndpointRoutes() {
 			"/",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:read", reach: "tenant" },
 				summary: "List webhook endpoints, without their secrets (webhooks:read)",
 				responses: {
 					200: { description: "a page of endpoints, oldest first", schema: listEnvelope(webhookEndpointSchema) },
@@ -92,6 +94,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:read", reach: "tenant" },
 				summary: "One webhook endpoint, without its secret (webhooks:read)",
 				responses: { 200: { description: "the endpoint", schema: dataEnvelope(webhookEndpointSchema) } },
 				errors: notFound,
@@ -105,6 +108,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Change an endpoint's url, events, active flag or secret (webhooks:write)",
 				description:
 					"Only supplied fields change. `active: true` on an endpoint as2kit deactivated clears `disabled_reason` and `failing_since`; its pending deliveries resume. A new secret signs every later attempt, retries included.",
@@ -124,6 +128,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Delete a webhook endpoint and its delivery log (webhooks:write)",
 				responses: {
 					200: {
@@ -142,6 +147,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id/test",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Send a webhook.test event to the endpoint now (webhooks:write)",
 				description:
 					"One real, signed delivery attempt made by this request (also to an inactive endpoint); the answer carries its result. It appears in the delivery log and stats and is not retried automatically.",
@@ -174,6 +180,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id/deliveries",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:read", reach: "tenant" },
 				summary: "The endpoint's deliveries with their attempts (webhooks:read)",
 				description:
 					"Newest first; each delivery carries its attempt log (status, response status and time, error). Finished deliveries are kept 30 days.",
@@ -198,6 +205,7 @@ export function webhookEndpointRoutes() {
 			"/:webhook_id/deliveries/:delivery_id/retry",
 			doc({
 				tags: TAGS,
+				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Send a delivery again now (webhooks:write)",
 				description:
 					"The delivery becomes due at once, whatever its status; if that attempt fails, the automatic retries left in its schedule follow. 422 while an attempt is in progress or the endpoint is inactive.",
@@ -221,6 +229,7 @@ export function webhookStatsRoutes() {
 		"/",
 		doc({
 			tags: TAGS,
+			access: { permission: "webhooks:read", reach: "tenant" },
 			summary: "Delivery statistics of each webhook endpoint (webhooks:read)",
 			description: "Every attempt counts as a delivery, retries included.",
 			responses: {
