@@ -26,7 +26,12 @@ function ok(run: ReturnType<typeof as2kit>) {
 beforeAll(async () => {
 	server = await startBuiltServer();
 	const owner = await register(server.base);
-	const key = await createKey(server.base, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	const key = await createKey(server.base, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	const tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${owner.tenantId}`, { token: owner.token })).json
 		.data.as2_id;
 	const identity = (await call(server.base, "GET", "/v1/certificates?type=identity", { token: key })).json.data[0];

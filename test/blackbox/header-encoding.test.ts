@@ -95,8 +95,18 @@ beforeAll(async () => {
 	// The partner is on loopback over http: both settings are needed once the SSRF guard is in.
 	server = await startBuiltServer({ env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1" } });
 	const owner = await register(server.base);
-	live = await createKey(server.base, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
-	testKey = await createKey(server.base, owner.token, { scope: "tenant", environment: "test", permissions: ["*"] });
+	live = await createKey(server.base, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
+	testKey = await createKey(server.base, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "test",
+		permissions: ["*"],
+	});
 	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${owner.tenantId}`, { token: owner.token })).json.data
 		.as2_id;
 	const partner = await call(server.base, "POST", "/v1/partners", {

@@ -14,7 +14,12 @@ beforeEach(async () => {
 	t = createTestApp();
 	const owner = await register(t, "Header Submitter");
 	tenantId = owner.tenantId;
-	key = await createKey(t, owner.token, { scope: "tenant", environment: "live", permissions: ["*"] });
+	key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
 	await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
