@@ -86,6 +86,50 @@ describe("fs blob store", () => {
 		expect(await blobs.stat("it/over")).toBeNull();
 	});
 
+	// Issue #16, defect 1: a client that resets mid-upload made put() destroy its file stream
+	// while a write was in flight; the stream then emitted an 'error' nobody listened to, and
+	// the process exited. The sources below fail right after a few small chunks (under the
+	// stream's buffer, so put() does not wait for them), while their write is still on its way
+	// to the disk.
+	const failingSources = {
+		"an async iterable": () =>
+			(async function* () {
+				yield randomBytes(400_000);
+				for (let i = 0; i < 3; i++) yield randomBytes(1000);
+				throw new Error("aborted");
+			})(),
+		"a web stream": () => {
+			let pulls = 0;
+			return new ReadableStream<Uint8Array>({
+				pull(controller) {
+					pulls++;
+					if (pulls === 1) controller.enqueue(randomBytes(400_000));
+					else if (pulls <= 4) controller.enqueue(randomBytes(1000));
+					else controller.error(new Error("aborted"));
+				},
+			});
+		},
+	};
+	for (const [kind, source] of Object.entries(failingSources)) {
+		it(`fails cleanly when ${kind} fails while a write is in flight, and keeps no temporary file`, async () => {
+			const { root, blobs } = store();
+			const uncaught: unknown[] = [];
+			const record = (error: unknown) => uncaught.push(error);
+			process.on("uncaughtException", record);
+			try {
+				for (let attempt = 0; attempt < 10; attempt++) {
+					await expect(blobs.put(`aborted/${attempt}`, source())).rejects.toThrow("aborted");
+				}
+				// A stream destroyed mid-write would emit its error after put() returned.
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			} finally {
+				process.off("uncaughtException", record);
+			}
+			expect(uncaught).toEqual([]);
+			expect(readdirSync(join(root, "aborted"))).toEqual([]);
+		});
+	}
+
 	it("refuses keys that could leave its directory", async () => {
 		const { blobs } = store();
 		await expect(blobs.put("../escape", streamOf(new Uint8Array(1)))).rejects.toThrow(/unsafe blob key/);

@@ -1,19 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import {
-	createReadStream,
-	createWriteStream,
-	mkdirSync,
-	readFileSync,
-	renameSync,
-	statSync,
-	writeFileSync,
-} from "node:fs";
+import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
-import { finished } from "node:stream/promises";
 import { As2Error, concatBytes } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
+import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
 /**
@@ -40,7 +32,7 @@ export function createFsBlobStore(root: string): BlobStore {
 	const ensureDirectory = (path: string) => {
 		const directory = dirname(path);
 		if (madeDirectories.has(directory)) return;
-		mkdirSync(directory, { recursive: true });
+		mkdirSync(directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
 		if (madeDirectories.size > 10_000) madeDirectories.clear();
 		madeDirectories.add(directory);
 	};
@@ -54,41 +46,45 @@ export function createFsBlobStore(root: string): BlobStore {
 			const chunks = chunksOf(body);
 			const held: Uint8Array[] = [];
 			let bytes = 0;
-			let out: ReturnType<typeof createWriteStream> | null = null;
+			let file: FileSink | null = null;
 			try {
 				for (;;) {
 					const { done, value } = await chunks.next();
 					if (done) break;
 					bytes += value.byteLength;
 					if (options.maxBytes !== undefined && bytes > options.maxBytes) {
-						await chunks.cancel();
 						throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds ${options.maxBytes} bytes`, {
 							details: { max_bytes: options.maxBytes },
 						});
 					}
 					hash.update(value);
-					if (!out && bytes <= SMALL_BLOB_BYTES) {
+					if (!file && bytes <= SMALL_BLOB_BYTES) {
 						held.push(value);
 						continue;
 					}
-					if (!out) {
-						out = createWriteStream(temporary, { flags: "wx" });
-						for (const chunk of held.splice(0)) out.write(chunk);
+					if (!file) {
+						file = await openFileSink(temporary);
+						for (const chunk of held.splice(0)) await file.write(chunk);
 					}
-					if (!out.write(value)) await new Promise<void>((resolve) => out!.once("drain", () => resolve()));
+					await file.write(value);
 				}
 				const sha256 = hash.digest("hex");
-				if (!out) {
-					writeFileSync(temporary, held.length === 1 ? held[0]! : concatBytes(held), { flag: "wx" });
+				if (!file) {
+					writeFileSync(temporary, held.length === 1 ? held[0]! : concatBytes(held), {
+						flag: "wx",
+						mode: PRIVATE_FILE_MODE,
+					});
 					renameSync(temporary, path);
 					return { key, bytes, sha256 };
 				}
-				out.end();
-				await finished(out);
+				await file.close();
 				await rename(temporary, path);
 				return { key, bytes, sha256 };
 			} catch (error) {
-				out?.destroy();
+				// Whatever failed (the source, the limit, the disk), the source is let go of and the
+				// temporary file removed: only a crash leaves a `.partial` behind.
+				await chunks.cancel();
+				await file?.abandon();
 				await rm(temporary, { force: true });
 				throw error;
 			} finally {
