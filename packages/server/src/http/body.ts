@@ -2,6 +2,7 @@ import { As2Error } from "@as2kit/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import * as v from "valibot";
+import { unreadableBody } from "./body-read-errors.ts";
 import type { AppEnv } from "./context.ts";
 import { toFieldErrors } from "./field-errors.ts";
 
@@ -71,8 +72,8 @@ export function declaredLength(c: Context): number | null {
 /** The body as a plain value: `{}` when there is none. */
 export async function readBody(c: Context): Promise<unknown> {
 	const type = mediaType(c.req.header("content-type"));
-	if (type === "multipart/form-data") return fromForm(await c.req.formData());
-	const text = await c.req.text();
+	if (type === "multipart/form-data") return fromForm(await c.req.formData().catch(unreadableBody));
+	const text = await c.req.text().catch(unreadableBody);
 	if (text.trim().length === 0) return {};
 	if (type === "application/json" || type?.endsWith("+json")) {
 		try {
