@@ -99,6 +99,29 @@ describe("parseHeaderParams", () => {
 		expect(parseHeaderParams("inline")).toEqual({ value: "inline", params: {} });
 	});
 
+	// Issue #16, defect 7: header values arrive one char per octet (latin1); OpenAS2, browsers
+	// and curl send a file name's UTF-8 bytes raw in the quoted form.
+	it("reads a plain filename's raw bytes as UTF-8 when they are valid UTF-8, as Latin-1 otherwise", () => {
+		const raw = (text: string, encoding: BufferEncoding) => Buffer.from(text, encoding).toString("latin1");
+		const utf8 = raw('attachment; filename="Bestellung-äöü 注文.x12"', "utf8");
+		expect(parseHeaderParams(utf8).params.filename).toBe("Bestellung-äöü 注文.x12");
+		const latin1 = raw('attachment; filename="Bestellung-äöü.x12"', "latin1");
+		expect(parseHeaderParams(latin1).params.filename).toBe("Bestellung-äöü.x12");
+		expect(
+			parseHeaderParams(raw('form-data; name="f"; filename*0="M\u00fc"; filename*1="ller"', "utf8")).params,
+		).toEqual({
+			name: "f",
+			filename: "Müller",
+		});
+		// The Content-Type `name` too; an RFC 2231 value is decoded by its own charset, first.
+		expect(parseContentType(raw('application/edi-x12; name="Müller.x12"', "utf8")).params.name).toBe("Müller.x12");
+		expect(
+			parseHeaderParams(raw(`attachment; filename="x"; filename*=iso-8859-1''%C3%A4`, "utf8")).params.filename,
+		).toBe("Ã¤");
+		// Tokens keep their octets: a boundary is matched byte for byte.
+		expect(parseContentType(raw('multipart/mixed; boundary="ä"', "utf8")).params.boundary).toBe("\u00c3\u00a4");
+	});
+
 	it("decodes UTF-8 and ISO-8859-1 extended values", () => {
 		expect(parseHeaderParams("attachment; filename*=UTF-8''%E2%82%AC%20rates.edi").params.filename).toBe("€ rates.edi");
 		expect(parseHeaderParams("attachment; filename*=iso-8859-1'de'M%FCller.txt").params.filename).toBe("Müller.txt");

@@ -92,11 +92,20 @@ export function parseHeaderParams(value: string): { value: string; params: Recor
 	}
 	const params: Record<string, string> = {};
 	for (const [name, group] of groups) {
-		const resolved = resolveGroup(group);
+		const resolved = resolveGroup(group, TEXT_PARAMS.has(name));
 		if (resolved !== undefined) params[name] = resolved;
 	}
 	return { value: raw.value, params };
 }
+
+/**
+ * Parameters that name something for people (RFC 2183 `filename`, RFC 2045 `name`). Sent
+ * plain, their 8-bit bytes are read as UTF-8 when they are valid UTF-8 and as Latin-1 only
+ * otherwise: browsers and curl put raw UTF-8 in a form part's `filename` (RFC 7578 §4.2), and
+ * so does OpenAS2 in an AS2 payload's Content-Disposition. Other parameters (boundary, charset,
+ * micalg) are tokens and keep their octets.
+ */
+const TEXT_PARAMS = new Set(["filename", "name"]);
 
 /**
  * `value; name=token; other="quoted string"` on one line (never folded). A parameter whose value
@@ -181,12 +190,14 @@ function nextOf(s: string, a: string, b: string, from: number): number {
 	return Math.min(x, y);
 }
 
-function resolveGroup(group: ParamGroup): string | undefined {
+function resolveGroup(group: ParamGroup, text: boolean): string | undefined {
+	const plain = (value: string) =>
+		text && /[^\0-\x7f]/.test(value) ? decodeCharset(stringBytes(value), undefined) : value;
 	if (group.sections.has(0)) {
 		// RFC 2231 §3: sections are joined in order from 0; a gap ends the value.
 		const segments: { value: string; extended: boolean }[] = [];
 		for (let n = 0; group.sections.has(n); n++) segments.push(group.sections.get(n)!);
-		if (!segments.some((s) => s.extended)) return segments.map((s) => s.value).join("");
+		if (!segments.some((s) => s.extended)) return plain(segments.map((s) => s.value).join(""));
 		// RFC 2231 §4.1: only the first section names the charset; encoded and plain sections mix.
 		let charset: string | undefined;
 		const bytes: number[] = [];
@@ -209,7 +220,7 @@ function resolveGroup(group: ParamGroup): string | undefined {
 		const { charset, text } = splitCharset(group.extended);
 		return decodeCharset(percentDecode(text), charset);
 	}
-	return group.plain;
+	return group.plain === undefined ? undefined : plain(group.plain);
 }
 
 /** RFC 2231 §4: `charset'language'value`; a value without the two quotes is taken as is. */
