@@ -61,7 +61,7 @@ describe("A sends to B: every combination reaches its final state, byte-exact", 
 							const payload = Buffer.concat([Buffer.from("\r\n\0bin"), randomBytes(2048 + cases.length * 97)]);
 							const sent = await pair.a.call("POST", "/v1/messages", {
 								partner_id: partnerOnA,
-								content_type: "application/octet-stream",
+								content_type: "application/zip",
 								payload: { content: payload.toString("base64"), encoding: "base64", filename: `f${cases.length}.bin` },
 								sign,
 								encrypt,

@@ -24,6 +24,8 @@ export interface TestApp {
 	service: Service;
 	store: As2Store;
 	clock: TestClock;
+	/** The blob store's directory (removed by `close`). */
+	blobDir: string;
 	/** A JSON request; `token` becomes the Bearer credential. */
 	call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
 	close(): Promise<void>;
@@ -75,6 +77,7 @@ export function createTestApp(
 		service,
 		store,
 		clock,
+		blobDir,
 		async call(method, path, options = {}) {
 			const headers: Record<string, string> = { ...options.headers };
 			if (options.token) headers.authorization = `Bearer ${options.token}`;

@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeCertificates } from "../helpers/certs.ts";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
@@ -247,6 +249,7 @@ describe("POST /v1/messages (multipart/form-data)", () => {
 		const data = new FormData();
 		data.append("file", new Blob(["UNA:+.? 'UNB+UNOC:3'"], { type: "application/edifact" }), "order.edi");
 		data.append("partner_id", "prt_000001");
+		data.append("content_type", "application/edifact");
 		data.append("subject", "Multipart order");
 		data.append("priority", "low");
 		data.append("headers", JSON.stringify({ "X-Trace": "abc" }));
@@ -268,7 +271,7 @@ describe("POST /v1/messages (multipart/form-data)", () => {
 		expect(missingFile.status).toBe(422);
 		const noPartner = await upload(form({ content_type: "text/plain" }, new Blob(["x"])));
 		expect(noPartner.status).toBe(422);
-		const unknown = await upload(form({ partner_id: "prt_999999" }, new Blob(["x"])));
+		const unknown = await upload(form({ partner_id: "prt_999999", content_type: "text/plain" }, new Blob(["x"])));
 		expect(unknown.status).toBe(404);
 		expect(await t.store.messages.list(owner.tenantId, {}, { page: 1, perPage: 10 })).toMatchObject({ total: 0 });
 	});
@@ -308,5 +311,113 @@ describe("POST /v1/messages (multipart/form-data)", () => {
 		expect(((await response.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
 		expect(produced).toBeGreaterThan(limit);
 		expect(produced).toBeLessThan(limit + 8 * 1024 * 1024);
+	});
+});
+
+// Issue #16, defect 7: what curl, browsers and hand-made clients send as multipart uploads.
+describe("POST /v1/messages: uploads as clients send them", () => {
+	const boundary = "----as2kit-upload-boundary";
+	/** A form written by hand (sent as UTF-8, as curl and browsers write a part's head). */
+	const rawForm = (parts: { head: string; body: string }[], close = `--${boundary}--\r\n`) =>
+		`${parts.map(({ head, body }) => `--${boundary}\r\n${head}\r\n\r\n${body}\r\n`).join("")}${close}`;
+	const field = (name: string, value: string) => ({
+		head: `Content-Disposition: form-data; name="${name}"`,
+		body: value,
+	});
+	const filePart = (filename: string, body = "ISA*00*~") => ({
+		head: `Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream`,
+		body,
+	});
+	const post = (body: string, contentType = `multipart/form-data; boundary=${boundary}`) =>
+		t.call("POST", "/v1/messages", { token: key, body, headers: { "content-type": contentType } });
+	const messages = async () => (await t.store.messages.list(owner.tenantId, {}, { page: 1, perPage: 10 })).total;
+	const blobs = () =>
+		readdirSync(t.blobDir, { recursive: true, encoding: "utf8" }).filter((p) => statSync(join(t.blobDir, p)).isFile());
+
+	it("stores a UTF-8 file name as sent, and downloads it under RFC 8187 filename*", async () => {
+		const name = "Bestellung Müller 注文.x12";
+		const response = await post(
+			rawForm([field("partner_id", "prt_000001"), field("content_type", "application/edi-x12"), filePart(name)]),
+		);
+		expect(response.status).toBe(202);
+		const stored = await t.store.messages.get(owner.tenantId, response.json.data.id);
+		expect(stored?.filename).toBe(name);
+		const download = await t.app.request(`/v1/messages/${response.json.data.id}/payload`, {
+			headers: { authorization: `Bearer ${key}` },
+		});
+		expect(download.headers.get("content-disposition")).toBe(
+			`attachment; filename="Bestellung M_ller __.x12"; filename*=UTF-8''${encodeURIComponent(name)}`,
+		);
+	});
+
+	it("refuses a 0-byte file and an empty base64 payload with 422, like an empty payload.content", async () => {
+		const empty = await post(
+			rawForm([field("partner_id", "prt_000001"), field("content_type", "text/plain"), filePart("a.txt", "")]),
+		);
+		expect(empty.status).toBe(422);
+		expect(empty.json.errors).toEqual({ file: ["must not be empty"] });
+		const padding = await send({ content_type: "application/pdf", payload: { content: "==" } });
+		expect(padding.status).toBe(422);
+		expect(padding.json.errors).toEqual({ "payload.content": ["must not be empty"] });
+		expect(await messages()).toBe(0);
+		expect(blobs()).toEqual([]);
+	});
+
+	it("requires content_type in a multipart send, as in JSON (the file part's own type does not stand in)", async () => {
+		const response = await post(rawForm([field("partner_id", "prt_000001"), filePart("a.x12")]));
+		expect(response.status).toBe(422);
+		expect(response.json.errors).toEqual({ content_type: ["is required"] });
+		expect(blobs()).toEqual([]);
+	});
+
+	it("answers 400 INVALID_CONTENT_TYPE for a type outside the spec's list, in JSON and multipart alike", async () => {
+		for (const type of ["application/x-msdownload", "application/octet-stream", "text/html"]) {
+			const json = await send({ content_type: type, payload: { content: "TVqQAAMAAAAEAAAA", encoding: "base64" } });
+			expect(json.status, type).toBe(400);
+			expect(json.json.error).toMatchObject({ type: "validation_error", code: "INVALID_CONTENT_TYPE" });
+			const form = await post(rawForm([field("partner_id", "prt_000001"), field("content_type", type), filePart("x")]));
+			expect(form.status, type).toBe(400);
+			expect(form.json.error).toMatchObject({ type: "validation_error", code: "INVALID_CONTENT_TYPE" });
+		}
+		// Parameters and case do not matter; the other listed types pass.
+		for (const type of ["Application/EDI-X12; charset=utf-8", "application/edi-consent", "image/png"]) {
+			expect((await send({ content_type: type, payload: { content: "AAAA", encoding: "base64" } })).status).toBe(202);
+		}
+		expect(await messages()).toBe(3);
+		expect(blobs()).toHaveLength(3);
+	});
+
+	it.each([
+		[
+			"a wrong boundary",
+			rawForm([field("partner_id", "prt_000001")]),
+			"multipart/form-data; boundary=other",
+			/boundary/,
+		],
+		[
+			"an unterminated body",
+			rawForm([field("partner_id", "prt_000001"), field("content_type", "text/plain"), filePart("a.txt")], ""),
+			undefined,
+			/close delimiter/,
+		],
+		[
+			"more than 100 parts",
+			rawForm(Array.from({ length: 101 }, (_, i) => field(`f${i}`, "x"))),
+			undefined,
+			/more than 100 parts/,
+		],
+		[
+			"oversized part headers",
+			rawForm([{ head: `Content-Disposition: form-data; name="a"\r\nX-Pad: ${"p".repeat(20_000)}`, body: "x" }]),
+			undefined,
+			/header block is longer/,
+		],
+		["no boundary at all", rawForm([]), "multipart/form-data", /boundary/],
+	])("answers 422 validation_error naming the problem for %s, and keeps no blob", async (_, body, type, problem) => {
+		const response = await post(body, type);
+		expect(response.status).toBe(422);
+		expect(response.json.error).toMatchObject({ type: "validation_error", code: "VALIDATION_FAILED" });
+		expect(response.json.errors.request[0]).toMatch(problem);
+		expect(blobs()).toEqual([]);
 	});
 });

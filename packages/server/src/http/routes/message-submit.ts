@@ -1,9 +1,10 @@
 import { As2Error } from "@as2kit/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { checkContentType, defaultEncoding } from "../../service/messages/content-types.ts";
+import { checkContentType, defaultEncoding, SUPPORTED_CONTENT_TYPES } from "../../service/messages/content-types.ts";
 import { newPayloadKey, type SubmitInput } from "../../service/messages/submit.ts";
 import { planOf } from "../../service/plans.ts";
+import { fieldError } from "../../service/validation-error.ts";
 import { messageSchema, queuedView } from "../../service/views/message-views.ts";
 import { mediaType, readLimitedBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
@@ -54,7 +55,7 @@ const jsonSchema = v.object({
 
 const formSchema = v.object({
 	partner_id: v.pipe(v.string(), v.minLength(1, "is required")),
-	content_type: v.optional(v.pipe(v.string(), v.minLength(1))),
+	content_type: v.pipe(v.string(), v.minLength(1, "is required")),
 	filename: v.optional(text(1, 255)),
 	...options,
 	// In a form, custom headers arrive as a JSON object text, or as headers[Name]=value fields.
@@ -81,13 +82,12 @@ export function messageSubmitRoutes() {
 			tags: ["Messages"],
 			access: { permission: "messages:write", reach: "tenant" },
 			summary: "Send a message to a partner (messages:write)",
-			description:
-				"JSON with the payload inline (`payload.content`, UTF-8 or base64 per `payload.encoding`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part `file`, streamed and never held in memory (up to the plan's size). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.",
+			description: `JSON with the payload inline (\`payload.content\`, UTF-8 or base64 per \`payload.encoding\`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part \`file\` (its \`filename\` read as UTF-8, or RFC 2231 \`filename*\`), streamed and never held in memory (up to the plan's size), and the fields \`partner_id\` and \`content_type\` (both required, as in JSON), \`subject\`, \`filename\`, \`priority\`, \`headers\`, …. \`content_type\` is one of ${SUPPORTED_CONTENT_TYPES.join(", ")} (parameters such as \`; charset=utf-8\` allowed); another is 400 INVALID_CONTENT_TYPE. An empty payload (empty \`payload.content\`, a 0-byte file) is 422, and so is a multipart body that is not a well-formed form (wrong or unterminated boundary, more than 100 parts, oversized part headers). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.`,
 			body: jsonSchema,
 			idempotent: true,
 			responses: { 202: { description: "queued", schema: messageEnvelope(messageSchema) } },
 			errors: {
-				400: "partner inactive, invalid content type, or a certificate problem",
+				400: "partner inactive, unsupported content type (INVALID_CONTENT_TYPE), or a certificate problem",
 				402: "the monthly live-message allowance is used up (MESSAGE_LIMIT_EXCEEDED)",
 				404: "no such partner (PARTNER_NOT_FOUND)",
 				413: "the payload exceeds the plan's size (PAYLOAD_TOO_LARGE)",
@@ -106,15 +106,15 @@ export function messageSubmitRoutes() {
 					newKey: () => newPayloadKey(service.deps.now()),
 				});
 				try {
-					if (!form.file)
-						throw new As2Error("VALIDATION_FAILED", "file is required", { fieldErrors: { file: ["is required"] } });
-					const fields = parse(formSchema, form.fields);
-					const contentType = fields.content_type ?? form.file.contentType ?? "application/octet-stream";
+					if (!form.file) throw fieldError("file", "is required");
+					// The part's own file name is checked as the `filename` field would be (1-255 characters).
+					const fields = parse(formSchema, { filename: form.file.filename ?? undefined, ...form.fields });
+					if (form.file.blob.bytes === 0) throw fieldError("file", "must not be empty");
 					input = {
 						...submitOptions(fields),
 						partnerId: fields.partner_id,
-						contentType,
-						filename: fields.filename ?? form.file.filename ?? undefined,
+						contentType: checkContentType(fields.content_type),
+						filename: fields.filename,
 						payload: { blob: form.file.blob },
 						headers: fields.headers as Record<string, string> | undefined,
 					};
@@ -126,14 +126,14 @@ export function messageSubmitRoutes() {
 				const body = parse(jsonSchema, await readLimitedBody(c, MAX_JSON_MESSAGE_BYTES, tooLargeForJson));
 				const encoding = body.payload.encoding ?? defaultEncoding(checkContentType(body.content_type));
 				if (encoding === "base64" && !BASE64.test(body.payload.content)) {
-					throw new As2Error("VALIDATION_FAILED", "payload.content is not valid base64", {
-						fieldErrors: { "payload.content": ["is not valid base64"] },
-					});
+					throw fieldError("payload.content", "is not valid base64");
 				}
 				const bytes =
 					encoding === "base64"
 						? Buffer.from(body.payload.content, "base64")
 						: Buffer.from(body.payload.content, "utf8");
+				// Base64 of nothing (white space, padding alone) is as empty as "".
+				if (bytes.byteLength === 0) throw fieldError("payload.content", "must not be empty");
 				input = {
 					...submitOptions(body),
 					partnerId: body.partner_id,
