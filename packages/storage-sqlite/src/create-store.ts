@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { As2Store } from "@as2kit/core/store";
 import Database from "better-sqlite3";
@@ -8,6 +6,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { type BackgroundCheckpointOptions, startBackgroundCheckpoints } from "./background-checkpoints.ts";
 import { createCertificateListCache } from "./certificate-list-cache.ts";
 import { type Exec, SqliteConnection } from "./connection.ts";
+import { createPrivateDatabaseFile } from "./private-file.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
 import { createApiKeyStore } from "./repositories/api-keys.ts";
 import { createCertificateStore } from "./repositories/certificates.ts";
@@ -55,7 +54,7 @@ const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
  */
 export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 	const path = toPath(options.url);
-	if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+	if (path !== ":memory:") createPrivateDatabaseFile(path);
 	const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
 	const client = new Database(path);
 	// Opening waits synchronously (nothing else runs yet); afterwards SqliteConnection waits

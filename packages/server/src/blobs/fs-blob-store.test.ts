@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAs2Error } from "@as2kit/core";
@@ -129,6 +129,21 @@ describe("fs blob store", () => {
 			expect(readdirSync(join(root, "aborted"))).toEqual([]);
 		});
 	}
+
+	// Issue #16, defect 12: payloads were created 0644 in 0755 directories.
+	it("creates payload files 0600 and their directories 0700, on either write path", async () => {
+		const { root, blobs } = store();
+		const base = join(root, "new-root");
+		const nested = createFsBlobStore(base);
+		await nested.put("payloads/2026-03/small", streamOf(randomBytes(10_240)));
+		await nested.put("payloads/2026-03/large", streamOf(randomBytes(1_048_576)));
+		await blobs.put("top", streamOf(randomBytes(100)));
+		const mode = (path: string) => statSync(path).mode & 0o777;
+		expect(mode(join(base, "payloads/2026-03/small"))).toBe(0o600);
+		expect(mode(join(base, "payloads/2026-03/large"))).toBe(0o600);
+		expect(mode(join(root, "top"))).toBe(0o600);
+		for (const directory of ["", "payloads", "payloads/2026-03"]) expect(mode(join(base, directory))).toBe(0o700);
+	});
 
 	it("refuses keys that could leave its directory", async () => {
 		const { blobs } = store();

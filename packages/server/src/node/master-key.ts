@@ -17,7 +17,8 @@ export function loadMasterKey(value: string | null, dataDir: string, logger: Log
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
 	}
-	mkdirSync(dataDir, { recursive: true });
+	// Owner-only, like the key itself (issue #16: files at rest).
+	mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 	const key = randomBytes(32);
 	// Written whole under a temporary name, then linked into place: a process starting at the
 	// same moment either finds no file or a complete one, and of two that generate, the one

@@ -46,7 +46,11 @@ describe("loadMasterKey", () => {
 		expect(key).toBeInstanceOf(Uint8Array);
 		expect(key.byteLength).toBe(32);
 		expect(readFileSync(file, "utf8")).toBe(`${Buffer.from(key).toString("hex")}\n`);
-		if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o600);
+		if (process.platform !== "win32") {
+			expect(statSync(file).mode & 0o777).toBe(0o600);
+			// Issue #16, defect 12: the data directory it creates is owner-only too.
+			expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+		}
 		const warnings = entries.filter((e) => e.level === "warn");
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]!.object).toEqual({ file });
