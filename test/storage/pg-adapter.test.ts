@@ -76,4 +76,36 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 			await database.drop();
 		}
 	});
+
+	// Issue #16 (audit of every stream and socket): pg-pool listens for a client's 'error' only
+	// while it is idle; one that dies checked out, inside a transaction (a restart, a dropped
+	// connection, idle_in_transaction_session_timeout), emitted 'error' with nobody listening.
+	it("survives its connection dying inside a transaction: that transaction fails, the process and the pool live on", async () => {
+		const database = await createTestDatabase();
+		const store = await createPgStore({ url: database.url, poolSize: 1 });
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		const uncaught: unknown[] = [];
+		const record = (error: unknown) => uncaught.push(error);
+		process.on("uncaughtException", record);
+		try {
+			const transaction = store.transaction(async (tx) => {
+				await tx.accounts.get("acc_000001");
+				await admin.query(
+					"select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'as2kit'",
+				);
+				await tx.accounts.get("acc_000001");
+			});
+			await expect(transaction).rejects.toThrow();
+			// The pool hands out a fresh connection; the dead one's last events have been delivered by then.
+			await store.accounts.create(account("acc_000001"));
+			expect(await store.accounts.get("acc_000001")).not.toBeNull();
+		} finally {
+			process.off("uncaughtException", record);
+			await admin.end();
+			await store.close();
+			await database.drop();
+		}
+		expect(uncaught).toEqual([]);
+	});
 });

@@ -62,6 +62,13 @@ export class PgConnection {
 	async transaction<T>(fn: (tx: { db: Db; runner: Runner }) => Promise<T>): Promise<T> {
 		const client = await this.pool.connect();
 		let broken = false;
+		// pg-pool listens for a client's 'error' only while it is idle: one that dies while checked
+		// out (a restart, a dropped connection, idle_in_transaction_session_timeout) would emit it
+		// with nobody listening and end the process. Its queries fail anyway; it must not be reused.
+		const onError = () => {
+			broken = true;
+		};
+		client.on("error", onError);
 		try {
 			await client.query("begin");
 			let db = this.onClient.get(client);
@@ -85,6 +92,7 @@ export class PgConnection {
 			});
 			throw error;
 		} finally {
+			client.off("error", onError);
 			client.release(broken);
 		}
 	}

@@ -14,6 +14,12 @@ const MIGRATION_LOCK = 0x61_73_32_6b_69_74n;
  */
 export async function applyMigrations(pool: pg.Pool): Promise<void> {
 	const client = await pool.connect();
+	// Checked out, a client's 'error' has no listener but ours (connection.ts, transaction).
+	let broken = false;
+	const onError = () => {
+		broken = true;
+	};
+	client.on("error", onError);
 	try {
 		await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK.toString()]);
 		try {
@@ -22,6 +28,7 @@ export async function applyMigrations(pool: pg.Pool): Promise<void> {
 			await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK.toString()]);
 		}
 	} finally {
-		client.release();
+		client.off("error", onError);
+		client.release(broken);
 	}
 }
