@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { As2Error, formatMic, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
+import { formatMic, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countLiveMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
@@ -10,6 +10,7 @@ import { isConflictOn } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { requiresEncrypted, requiresSigned } from "../views/partner-views.ts";
 import type { KeyMaterial } from "./key-material.ts";
+import { openRawBody, type RawBody } from "./raw-body.ts";
 import { SEND_MDN_JOB } from "./send-job-kind.ts";
 
 export interface InboundOutcome {
@@ -55,9 +56,10 @@ export async function processInbound(
 	const at = now();
 	const payloadKey = `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
 	let stored = false;
+	let raw: RawBody | null = null;
 	try {
-		const body = inbound.body instanceof Uint8Array ? inbound.body : await blobs.get(inbound.body.blobKey);
-		if (!body) throw new As2Error("INTERNAL_ERROR", "the raw message is missing");
+		raw = inbound.body instanceof Uint8Array ? null : await openRawBody(blobs, inbound.body.blobKey);
+		const body = raw ? raw.chunks : (inbound.body as Uint8Array);
 		const effective = { record: partner, type: "tenant" as const, masterPartnerId: null, override: null };
 		const unpacked = await unpack({
 			headers: inbound.headers,
@@ -164,6 +166,8 @@ export async function processInbound(
 		if (stored) await blobs.delete(payloadKey).catch(() => {});
 		deps.logger.warn({ err: error, tenantId: tenant.id, partnerId: partner.id, messageId }, "inbound message refused");
 		return { error, mic: undefined, message: null, duplicate: false };
+	} finally {
+		await raw?.release();
 	}
 }
 
