@@ -2,10 +2,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
 import { As2Error, concatBytes } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
+import { readFileStream } from "./file-source.ts";
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
 /**
@@ -109,7 +109,7 @@ export function createFsBlobStore(root: string): BlobStore {
 					},
 				});
 			}
-			return Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
+			return readFileStream(path);
 		},
 
 		// The digest is computed again rather than kept beside the blob: put returns it to the
