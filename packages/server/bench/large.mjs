@@ -12,6 +12,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 function multipartBody(partnerId, bytes, boundary) {
 	const head = Buffer.from(
 		`--${boundary}\r\nContent-Disposition: form-data; name="partner_id"\r\n\r\n${partnerId}\r\n` +
+			`--${boundary}\r\nContent-Disposition: form-data; name="content_type"\r\n\r\napplication/zip\r\n` +
 			`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
 	);
 	const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
