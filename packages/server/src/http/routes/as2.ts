@@ -12,11 +12,15 @@ import { doc } from "../openapi.ts";
 export function as2Routes(clientIp: (c: Context) => string) {
 	const handler = async (c: Context<AppEnv>) => {
 		const length = c.req.header("content-length");
+		const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
 		const response = await c.var.service.messages.receive({
 			headers: [...c.req.raw.headers],
 			// On @hono/node-server, the Node request itself: `Request.body` would wrap it in a web
-			// stream, a web Request and an AbortSignal first (body.ts).
-			body: (c.env as Partial<HttpBindings> | undefined)?.incoming ?? c.req.raw.body,
+			// stream, a web Request and an AbortSignal first (body.ts). Read so that stopping early
+			// (over the size limit) does not destroy it: the default iterator's return() did, which
+			// detached it from its connection, and the next request on that keep-alive connection
+			// was never answered. @hono/node-server drains what is left once the answer is out.
+			body: incoming ? incoming.iterator({ destroyOnReturn: false }) : c.req.raw.body,
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
 			log: c.var.log,
