@@ -46,19 +46,29 @@ describe("rate limits (token bucket per account, injected clock)", () => {
 	});
 
 	it("limits requests in flight to the plan's concurrency (5 on Free) with concurrency_limit_exceeded", async () => {
+		// Barriers, not a scheduling window: the five are known to be in flight once each has
+		// entered the handler, which holds them until `release()`. A request that gets past the
+		// limit answers at once, so a broken limit fails instead of hanging.
 		let release!: () => void;
 		const gate = new Promise<void>((resolve) => {
 			release = resolve;
 		});
+		let entered = 0;
+		let fiveEntered!: () => void;
+		const fiveInFlight = new Promise<void>((resolve) => {
+			fiveEntered = resolve;
+		});
 		t = createTestApp({}, (app) =>
 			app.get("/v1/__slow", async (c) => {
-				await gate;
+				entered += 1;
+				if (entered === 5) fiveEntered();
+				if (entered <= 5) await gate;
 				return c.json({ ok: true });
 			}),
 		);
 		const owner = await register(t);
 		const inFlight = Array.from({ length: 5 }, () => t.call("GET", "/v1/__slow", { token: owner.token }));
-		await new Promise((resolve) => setTimeout(resolve, 50));
+		await fiveInFlight;
 		const sixth = await t.call("GET", "/v1/__slow", { token: owner.token });
 		expect(sixth.status).toBe(429);
 		expect(sixth.json.error.code).toBe("concurrency_limit_exceeded");
