@@ -3,6 +3,9 @@
  * create databases) is used when set; otherwise a throwaway cluster is started from the
  * machine's binaries and removed at the end. Under `CI` the PostgreSQL tests must run, so
  * a missing PostgreSQL fails the run instead of skipping them.
+ *
+ * vitest runs global setups once per project, in one process: the first project starts the
+ * cluster and makes the template, the others share them, and the last teardown stops it.
  */
 import type { TestProject } from "vitest/node";
 import { findPostgresBin, startCluster } from "./cluster.mjs";
@@ -15,26 +18,50 @@ declare module "vitest" {
 	}
 }
 
+interface RunPostgres {
+	url: Promise<string | null>;
+	stop(): void;
+	users: number;
+}
+
+const SHARED = Symbol.for("as2kit.test.run-postgres");
+const shared = globalThis as { [SHARED]?: RunPostgres };
+
 export default async function setup(project: TestProject): Promise<() => void> {
+	let run = shared[SHARED];
+	if (!run) {
+		const started: RunPostgres = { url: Promise.resolve(null), stop: () => {}, users: 0 };
+		started.url = start(started);
+		run = shared[SHARED] = started;
+	}
+	run.users += 1;
+	const teardown = () => {
+		run.users -= 1;
+		if (run.users > 0) return;
+		delete shared[SHARED];
+		run.stop();
+	};
+	try {
+		project.provide("pgUrl", await run.url);
+	} catch (error) {
+		teardown();
+		throw error;
+	}
+	return teardown;
+}
+
+async function start(run: RunPostgres): Promise<string | null> {
 	let url = process.env.PG_TEST_URL ?? null;
-	let stop = () => {};
 	if (!url) {
 		const bin = findPostgresBin();
 		if (!bin) {
 			if (process.env.CI) throw new Error("CI is set but PostgreSQL is not installed: .ci/run installs it");
-			project.provide("pgUrl", null);
-			return stop;
+			return null;
 		}
 		const cluster = await startCluster(bin);
 		url = cluster.url;
-		stop = () => cluster.stop();
+		run.stop = () => cluster.stop();
 	}
-	try {
-		await createTemplate(url);
-	} catch (error) {
-		stop();
-		throw error;
-	}
-	project.provide("pgUrl", url);
-	return stop;
+	await createTemplate(url);
+	return url;
 }
