@@ -8,8 +8,11 @@ export default defineConfig({
 	resolve: { conditions },
 	ssr: { resolve: { conditions, externalConditions: conditions } },
 	test: {
-		// One PostgreSQL per project (issue #8): a throwaway cluster unless PG_TEST_URL is set.
-		globalSetup: ["test/pg/global-setup.ts"],
+		// One PostgreSQL for the run (issue #8): a throwaway cluster unless PG_TEST_URL is set.
+		// Then the run's own temporary directory, which must be empty at the end (issue #16).
+		globalSetup: ["test/pg/global-setup.ts", "test/setup/temp-root.ts"],
+		// Removes the scratch directories test helpers made, after each test file.
+		setupFiles: ["test/setup/remove-scratch-dirs.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 		pool: "forks",

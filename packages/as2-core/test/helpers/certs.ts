@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openssl } from "./openssl.ts";
 
@@ -15,19 +14,28 @@ export interface TestIdentity {
 	p12Path: string;
 }
 
-const DIR = join(tmpdir(), `as2kit-test-certs-${process.getuid?.() ?? 0}`);
+/**
+ * The run's shared fixtures directory (test/setup/temp-root.ts), removed when the run ends:
+ * identities hold private keys, so they are made once per run rather than kept on the machine.
+ */
+function identitiesDir(): string {
+	const fixtures = process.env.AS2KIT_TEST_FIXTURES;
+	if (!fixtures) throw new Error("AS2KIT_TEST_FIXTURES is unset: run tests through vitest (test/setup/temp-root.ts)");
+	return join(fixtures, "identities");
+}
 
 /**
- * Returns (creating once per machine) an RSA identity. `kind`:
+ * Returns (creating once per test run) an RSA identity. `kind`:
  * - "rsa" (2048, valid 10 years), "rsa4096", "rsa1024" (too small for SHA-256 signing),
  * - "expired" (valid from 2001 to 2002), "pss" (RSASSA-PSS key).
  */
 export function testIdentity(name: "alice" | "bob" | "carol" | "expired" | "small" | "pss"): TestIdentity {
-	const home = join(DIR, name);
+	const dir = identitiesDir();
+	const home = join(dir, name);
 	if (!existsSync(home)) {
 		// Test files run in parallel processes: build in a private folder, then rename it into
 		// place atomically; a loser of the race discards its own.
-		const work = join(DIR, `.work-${process.pid}-${name}`);
+		const work = join(dir, `.work-${process.pid}-${name}`);
 		mkdirSync(work, { recursive: true });
 		create(name, work);
 		try {
@@ -96,11 +104,4 @@ function create(name: string, dir: string): void {
 		}
 		openssl(["pkcs12", "-export", "-inkey", keyPath, "-in", certPath, "-out", p12Path, "-passout", "pass:test-pass"]);
 	}
-}
-
-export function writeTemp(name: string, data: Uint8Array | string): string {
-	mkdirSync(DIR, { recursive: true });
-	const path = join(DIR, name);
-	writeFileSync(path, data);
-	return path;
 }

@@ -1,11 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scratchDir } from "../../../../test/setup/scratch-dirs.ts";
 
-/** Certificates made by the OpenSSL CLI at test time, in one scratch directory per call. */
+/**
+ * Certificates made by the OpenSSL CLI at test time, in one scratch directory per call,
+ * removed after the test file.
+ */
 export function makeCertificates() {
-	const dir = mkdtempSync(join(tmpdir(), "as2kit-certs-"));
+	const dir = scratchDir("as2kit-certs-");
 	const path = (name: string) => join(dir, name);
 	const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
 	const read = (name: string) => readFileSync(path(name), "utf8");

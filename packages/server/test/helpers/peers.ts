@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageRecord } from "@as2kit/core/store";
 import { expect } from "vitest";
+import { scratchDir } from "../../../../test/setup/scratch-dirs.ts";
 import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
@@ -39,7 +39,7 @@ export interface Peer {
  * SQLite database and blob directory, a registered tenant and a live key.
  */
 export async function startPeer(name: string, pki: TestPki, env: Record<string, string> = {}): Promise<Peer> {
-	const dir = mkdtempSync(join(tmpdir(), `as2kit-peer-${name}-`));
+	const dir = scratchDir(`as2kit-peer-${name}-`);
 	const port = await freePort();
 	const baseUrl = `https://127.0.0.1:${port}`;
 	const server = await startServer(

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scratchDir } from "../../../../test/setup/scratch-dirs.ts";
 
 export interface TestPki {
 	dir: string;
@@ -12,10 +12,11 @@ export interface TestPki {
 
 /**
  * A throwaway CA and a server certificate for 127.0.0.1 and localhost, made by the OpenSSL
- * CLI at test time (no key material is checked in).
+ * CLI at test time (no key material is checked in), in a scratch directory removed after the
+ * test file.
  */
 export function createTestPki(): TestPki {
-	const dir = mkdtempSync(join(tmpdir(), "as2kit-pki-"));
+	const dir = scratchDir("as2kit-pki-");
 	const path = (name: string) => join(dir, name);
 	const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
 	openssl(
