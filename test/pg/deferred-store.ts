@@ -20,13 +20,15 @@ export function createDeferredPgStore(): As2Store {
 			proxy = new Proxy(
 				{},
 				{
-					get:
-						(_target, method) =>
-						(...args: unknown[]) =>
-							ready.then((store) => {
-								const repo = store[name as keyof As2Store] as unknown as Record<string | symbol, unknown>;
-								return (repo[method] as (...a: unknown[]) => unknown).apply(repo, args);
-							}),
+					// A method a test assigned (a spy wrapping the original) wins; any other goes to the store.
+					get: (target: Record<string | symbol, unknown>, method) =>
+						method in target
+							? target[method]
+							: (...args: unknown[]) =>
+									ready.then((store) => {
+										const repo = store[name as keyof As2Store] as unknown as Record<string | symbol, unknown>;
+										return (repo[method] as (...a: unknown[]) => unknown).apply(repo, args);
+									}),
 				},
 			);
 			repositories.set(name, proxy);

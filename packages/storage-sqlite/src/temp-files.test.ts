@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, watch } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, it } from "vitest";
@@ -17,7 +17,14 @@ it("writes a message without creating a temporary file", async () => {
 	const sqliteTmp = join(dir, "tmp");
 	mkdirSync(sqliteTmp);
 	const created: string[] = [];
-	const watcher = watch(sqliteTmp, (_event, name) => created.push(String(name)));
+	let sentinelSeen!: () => void;
+	const sentinel = new Promise<void>((resolve) => {
+		sentinelSeen = resolve;
+	});
+	const watcher = watch(sqliteTmp, (_event, name) => {
+		if (name === "sentinel") sentinelSeen();
+		else created.push(String(name));
+	});
 	try {
 		const script = `
 			import { createSqliteStore } from ${JSON.stringify(BUILT)};
@@ -49,8 +56,10 @@ it("writes a message without creating a temporary file", async () => {
 		});
 		expect(run.stderr).toBe("");
 		expect(run.status).toBe(0);
-		// inotify events arrive on the event loop: give them a moment.
-		await new Promise((r) => setTimeout(r, 200));
+		// inotify reports events in order: once the sentinel made after the child exited is
+		// reported, so is every file the child created.
+		writeFileSync(join(sqliteTmp, "sentinel"), "");
+		await sentinel;
 		expect(created).toEqual([]);
 	} finally {
 		watcher.close();

@@ -52,9 +52,22 @@ describe("Idempotency-Key", () => {
 		gate = new Promise((resolve) => {
 			open = resolve;
 		});
+		// A barrier, not a timing window: the gate opens once the second request has found the
+		// first one's key still pending, so the two truly overlap.
+		let secondWaits!: () => void;
+		const overlapping = new Promise<void>((resolve) => {
+			secondWaits = resolve;
+		});
+		const repository = t.store.idempotency;
+		const begin = repository.begin.bind(repository);
+		repository.begin = async (record, now) => {
+			const outcome = await begin(record, now);
+			if (outcome.outcome === "existing" && outcome.record.state === "pending") secondWaits();
+			return outcome;
+		};
 		const first = post({ n: 1 });
 		const second = post({ n: 1 });
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await overlapping;
 		open();
 		const [a, b] = await Promise.all([first, second]);
 		expect(created).toBe(1);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -56,11 +57,15 @@ describe("npm start", () => {
 
 		// A request in flight when SIGTERM arrives still gets its answer. The signal goes to the
 		// server process, as a process manager sends it; npm then exits with the server's code.
-		const inFlight = post(`${base}/auth/login`, { email: registration.email, password: registration.password });
-		await new Promise((r) => setTimeout(r, 20));
+		// In flight for sure, without a timing window: the server has read the request's headers
+		// (it answered `100 Continue`) and waits for its body, sent only after the signal.
 		const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
-		process.kill(pid, "SIGTERM");
-		expect((await inFlight).status).toBe(200);
+		const status = await postAfter(
+			`${base}/auth/login`,
+			{ email: registration.email, password: registration.password },
+			() => process.kill(pid, "SIGTERM"),
+		);
+		expect(status).toBe(200);
 		expect(await exited).toBe(0);
 	});
 });
@@ -77,6 +82,33 @@ function post(url: string, body: unknown, token?: string): Promise<Response> {
 		method: "POST",
 		headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
 		body: JSON.stringify(body),
+	});
+}
+
+/**
+ * POSTs JSON with `Expect: 100-continue`: once the server has the request (its `100 Continue`),
+ * runs `meanwhile`, then sends the body. Resolves the response's status.
+ */
+function postAfter(url: string, body: unknown, meanwhile: () => void): Promise<number> {
+	const json = JSON.stringify(body);
+	return new Promise((resolveStatus, reject) => {
+		const req = request(url, {
+			method: "POST",
+			headers: {
+				"content-type": "application/json",
+				"content-length": Buffer.byteLength(json),
+				expect: "100-continue",
+			},
+		});
+		req.once("continue", () => {
+			meanwhile();
+			req.end(json);
+		});
+		req.once("response", (response) => {
+			response.resume();
+			resolveStatus(response.statusCode ?? 0);
+		});
+		req.once("error", reject);
 	});
 }
 
