@@ -67,7 +67,8 @@ export async function startInstance(d: Deployment, name: string, env: Record<str
 	const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
 	const call = httpsClient(baseUrl, d.pki.caPem);
 	const up = async () => {
-		for (let i = 0; i < 300; i++) {
+		// Bounded generously: a loaded machine starts a process slowly.
+		for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
 			if (child.exitCode !== null) break;
 			const health = await call("GET", "/health", { timeoutMs: 1000 }).catch(() => null);
 			if (health?.status === 200) return;

@@ -266,7 +266,8 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 	/** Waits until `victim` holds send jobs, SIGKILLs it, and returns the messages (msg_ ids) it held then. */
 	async function killHoldingJobs(victim: Instance) {
 		const pattern = `%:${victim.child.pid}:%`;
-		for (let i = 0; i < 400; i++) {
+		// Bounded generously: on a loaded machine the victim may take a while to claim a job.
+		for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
 			const held = await sql.query("select id from jobs where locked_by like $1 and kind like 'message.%'", [pattern]);
 			if (held.rowCount) break;
 			await new Promise((r) => setTimeout(r, 5));

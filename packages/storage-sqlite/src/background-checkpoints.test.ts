@@ -8,10 +8,13 @@ const T0 = new Date("2026-01-01T00:00:00.000Z");
 
 /**
  * Writes about 800 KiB (a few hundred WAL pages, under both SQLite's 1,000-page autocheckpoint and
- * the 10,000-page safety net) and answers how much the database file grew within `waitMs`:
- * only a checkpoint copies pages from the WAL into it.
+ * the 10,000-page safety net) and answers how much the database file grew within `waitMs` (or
+ * as soon as it grew by 512 KiB): only a checkpoint copies pages from the WAL into it.
  */
-async function growthAfterWrites(backgroundCheckpoints: false | { startAfterMs: number; intervalMs: number }) {
+async function growthAfterWrites(
+	backgroundCheckpoints: false | { startAfterMs: number; intervalMs: number },
+	waitMs: number,
+) {
 	const dir = mkdtempSync(join(tmpdir(), "as2kit-checkpoints-"));
 	const url = join(dir, "db.sqlite");
 	const store = createSqliteStore({ url, backgroundCheckpoints });
@@ -24,7 +27,7 @@ async function growthAfterWrites(backgroundCheckpoints: false | { startAfterMs: 
 				}
 			});
 		}
-		for (let i = 0; i < 100 && statSync(url).size - before < 512 * 1024; i++) {
+		for (const deadline = Date.now() + waitMs; Date.now() < deadline && statSync(url).size - before < 512 * 1024; ) {
 			await new Promise((r) => setTimeout(r, 20));
 		}
 		return statSync(url).size - before;
@@ -35,11 +38,13 @@ async function growthAfterWrites(backgroundCheckpoints: false | { startAfterMs: 
 }
 
 it("checkpoints from a thread of its own while the connection only commits", async () => {
-	expect(await growthAfterWrites({ startAfterMs: 0, intervalMs: 20 })).toBeGreaterThan(512 * 1024);
+	// Bounded generously: on a loaded machine the thread may wait a while for a core.
+	expect(await growthAfterWrites({ startAfterMs: 0, intervalMs: 20 }, 30_000)).toBeGreaterThan(512 * 1024);
 });
 
 it("leaves the database file as it was without the thread, below SQLite's own checkpoint threshold", async () => {
-	expect(await growthAfterWrites(false)).toBe(0);
+	// Nothing must happen: two seconds of watching (a thread would have checkpointed in 20 ms).
+	expect(await growthAfterWrites(false, 2000)).toBe(0);
 });
 
 it("makes the WAL start over under a steady stream of commits, well before the connection's safety net", async () => {
@@ -60,11 +65,15 @@ it("makes the WAL start over under a steady stream of commits, well before the c
 		}
 	};
 	try {
-		// The thread takes a moment to start; then 4,000 commits of a 4 KB job each, some 15,000
-		// pages through the WAL. The file keeps its largest size: it grows only if the WAL never
-		// starts over from its beginning.
+		// The thread takes a moment to start (known once it has copied the first commits into the
+		// database file); then 4,000 commits of a 4 KB job each, some 15,000 pages through the
+		// WAL. The file keeps its largest size: it grows only if the WAL never starts over from
+		// its beginning.
+		const initial = statSync(url).size;
 		await commits(100);
-		await new Promise((r) => setTimeout(r, 500));
+		for (const deadline = Date.now() + 30_000; Date.now() < deadline && statSync(url).size === initial; )
+			await new Promise((r) => setTimeout(r, 10));
+		expect(statSync(url).size, "the checkpoint thread started").toBeGreaterThan(initial);
 		const before = statSync(`${url}-wal`).size;
 		await commits(4000);
 		// Without the restart it grows to the safety net, some 40 MiB; with it, 2–9 MiB here.

@@ -48,8 +48,10 @@ function peek() {
 const found = async (store: As2Store, search: string) =>
 	(await store.messages.list("tnt_000001", { search }, { page: 1, perPage: 50 })).items.map((m) => m.id);
 
+/** Polls `condition`, bounded generously (30 s): a loaded machine indexes slowly. */
 async function until(condition: () => boolean): Promise<void> {
-	for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+	for (const deadline = Date.now() + 30_000; Date.now() < deadline && !condition(); )
+		await new Promise((r) => setTimeout(r, 10));
 	expect(condition()).toBe(true);
 }
 

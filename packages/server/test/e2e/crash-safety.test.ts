@@ -73,7 +73,8 @@ async function startSender(): Promise<void> {
 		stdio: ["ignore", "ignore", "pipe"],
 	});
 	const call = httpsClient(baseUrl(), pki.caPem);
-	for (let i = 0; i < 200; i++) {
+	// Bounded generously: a loaded machine starts a process slowly.
+	for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
 		const up = await call("GET", "/health", { timeoutMs: 1000 }).catch(() => null);
 		if (up?.status === 200) return;
 		await new Promise((r) => setTimeout(r, 50));
@@ -209,7 +210,7 @@ describe("crash safety", () => {
 			// submissions are still arriving. Either way the kill falls at a random point of a
 			// transmission: once the sender has a message in flight, 0–40 ms later.
 			if (round % 2 === 1) accepted += (await Promise.all(burst)).reduce((a, b) => a + b, 0);
-			await untilTransmitting(3000);
+			await untilTransmitting(15_000);
 			await new Promise((r) => setTimeout(r, random() * 40));
 			kills.push(await killSender());
 			if (round % 2 === 0) accepted += (await Promise.all(burst)).reduce((a, b) => a + b, 0);

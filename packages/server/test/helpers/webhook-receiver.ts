@@ -80,11 +80,16 @@ export function expectedSignature(secret: string, body: string): string {
 	return createHmac("sha256", secret).update(body).digest("hex");
 }
 
-/** Polls `condition` every 10 ms, at most `limit` times (10 s by default). */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, limit = 1000): Promise<void> {
-	for (let i = 0; i < limit; i++) {
+/** Polls `condition` every 10 ms, for `timeoutMs` at most (generously: 30 s by default). */
+export async function waitFor(
+	condition: () => boolean | Promise<boolean>,
+	what: string,
+	timeoutMs = 30_000,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
 		if (await condition()) return;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${timeoutMs} ms)`);
 		await new Promise((resolve) => setTimeout(resolve, 10));
 	}
-	throw new Error(`timed out waiting for ${what}`);
 }

@@ -43,12 +43,12 @@ export async function createWebhookWorld(
 			return response.json.data;
 		},
 		async fannedOut() {
-			for (let i = 0; i < 1000; i++) {
+			for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
 				if ((await t.store.jobs.list({ kind: FAN_OUT_JOB })).length === 0) return;
 				bg.wake();
 				await new Promise((resolve) => setTimeout(resolve, 10));
 			}
-			throw new Error("fan-out jobs still pending after 10 s");
+			throw new Error("fan-out jobs still pending after 30 s");
 		},
 		async close() {
 			await bg.stop();

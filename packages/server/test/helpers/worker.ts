@@ -9,18 +9,22 @@ export function startWorker(t: TestApp, options: { pollMs?: number } = {}): Back
 	return background;
 }
 
-/** Polls `check` until it returns a value (bounded: `tries` tries, 25 ms apart; 5 s by default). */
+/**
+ * Polls `check` every 25 ms until it returns a value. Bounded by time, generously (30 s by
+ * default): on a loaded machine the awaited work is slow, and a tight bound would flake.
+ */
 export async function eventually<T>(
 	check: () => Promise<T | null | undefined | false>,
 	what = "condition",
-	tries = 200,
+	timeoutMs = 30_000,
 ): Promise<T> {
-	for (let i = 0; i < tries; i++) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
 		const value = await check();
 		if (value) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${timeoutMs} ms)`);
 		await new Promise((resolve) => setTimeout(resolve, 25));
 	}
-	throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The context of a job handler called directly, outside a worker: nothing to complete. */

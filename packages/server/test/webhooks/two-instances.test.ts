@@ -95,7 +95,7 @@ it("two instances on one database deliver every event once per endpoint, never s
 		}
 		bgA.wake();
 		second.bg.wake();
-		await waitFor(() => r.requests.length >= 2 * EVENTS, "every delivery", 3000);
+		await waitFor(() => r.requests.length >= 2 * EVENTS, "every delivery", 60_000);
 		await waitFor(
 			async () =>
 				(await world.t.store.jobs.list()).filter((j) => j.kind === "webhooks.fan_out").length === 0 &&
