@@ -156,7 +156,7 @@ describe("async MDNs", () => {
 					return m?.mdnStatus === "failed" ? m : null;
 				},
 				"B to give up on the MDN",
-				800,
+				60_000,
 			);
 			expect(inbound.status).toBe("received");
 			// AS2_SEND_RETRY_DELAYS has five entries: five attempts, then no more.

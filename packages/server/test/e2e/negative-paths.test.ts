@@ -288,7 +288,7 @@ describe("transport failures", () => {
 				return m && m.attempts >= 2 && m.errorCode === "PARTNER_UNREACHABLE" ? m : null;
 			},
 			"two failed attempts",
-			400,
+			30_000,
 		);
 		expect(retrying.status).toBe("processing");
 		await pair.a.call("PATCH", `/v1/partners/${partnerOnA}`, { url: `${pair.b.baseUrl}/as2/receive` });

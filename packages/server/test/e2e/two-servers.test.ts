@@ -33,7 +33,7 @@ async function waitSettled(peer: Peer, ids: string[]): Promise<MessageRecord[]> 
 			return all.every(settled) ? (all as MessageRecord[]) : null;
 		},
 		"every message to settle",
-		1200,
+		60_000,
 	);
 }
 

@@ -8,8 +8,12 @@ import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
 import { makeCertificates } from "./certs.ts";
+import { poolRsaKeyGeneration } from "./rsa-key-pool.ts";
 import { createTestPki, type TestPki } from "./tls.ts";
 import { eventually } from "./worker.ts";
+
+// Tenant identities of the in-process servers from the run's pool of RSA keys.
+poolRsaKeyGeneration();
 
 /** A free TCP port on 127.0.0.1 (bound, noted, released). */
 export async function freePort(): Promise<number> {
@@ -178,7 +182,7 @@ export async function settled(peer: Peer, id: string, statuses = ["delivered", "
 			return m && statuses.includes(m.status) ? m : null;
 		},
 		`${id} to reach ${statuses.join("/")}`,
-		800,
+		60_000,
 	);
 }
 
