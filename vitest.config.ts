@@ -11,8 +11,9 @@ export default defineConfig({
 		// One PostgreSQL for the run (issue #8): a throwaway cluster unless PG_TEST_URL is set.
 		// Then the run's own temporary directory, which must be empty at the end (issue #16).
 		globalSetup: ["test/pg/global-setup.ts", "test/setup/temp-root.ts"],
-		// Removes the scratch directories test helpers made, after each test file.
-		setupFiles: ["test/setup/remove-scratch-dirs.ts"],
+		// Removes the scratch directories test helpers made, after each test file; with
+		// AS2KIT_TEST_CPU_LOG set, logs each test file's CPU time.
+		setupFiles: ["test/setup/remove-scratch-dirs.ts", "test/setup/cpu-log.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 		pool: "forks",
