@@ -9,6 +9,10 @@ import { createApp } from "../../src/http/app.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
 import { createService, type Service } from "../../src/service/create-service.ts";
 import type { Logger } from "../../src/service/deps.ts";
+import { poolRsaKeyGeneration } from "./rsa-key-pool.ts";
+
+// Tenant identities from the run's pool of RSA keys rather than generated per tenant.
+poolRsaKeyGeneration();
 
 /** A clock the test moves by hand. */
 export class TestClock {
