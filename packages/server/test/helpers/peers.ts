@@ -8,7 +8,7 @@ import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
 import { makeCertificates } from "./certs.ts";
-import { poolRsaKeyGeneration } from "./rsa-key-pool.ts";
+import { openKeyScope, poolRsaKeyGeneration } from "./rsa-key-pool.ts";
 import { createTestPki, type TestPki } from "./tls.ts";
 import { eventually } from "./worker.ts";
 
@@ -44,6 +44,7 @@ export interface Peer {
  */
 export async function startPeer(name: string, pki: TestPki, env: Record<string, string> = {}): Promise<Peer> {
 	const dir = scratchDir(`as2kit-peer-${name}-`);
+	const closeKeyScope = openKeyScope();
 	const port = await freePort();
 	const baseUrl = `https://127.0.0.1:${port}`;
 	const server = await startServer(
@@ -116,6 +117,7 @@ export async function startPeer(name: string, pki: TestPki, env: Record<string, 
 	server.close = async () => {
 		const drained = await originalClose();
 		rmSync(dir, { recursive: true, force: true });
+		closeKeyScope();
 		return drained;
 	};
 	return peer;

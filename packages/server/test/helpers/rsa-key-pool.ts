@@ -2,13 +2,14 @@
  * RSA-2048 keys made once per test run. A tenant's identity is an RSA-2048 key generated when
  * the tenant is created (decisions.md, Identity certificate of a tenant): some 120 ms of CPU
  * each, most of the CPU of the in-process REST suites, which create a tenant or two per test.
- * In a test process, WebCrypto's generation of such keys draws them from a pool instead: the
- * n-th key the process asks for is read from the run's fixtures directory
- * (test/setup/temp-root.ts), made by whichever process needed it first. Keys stay distinct
- * within a process (two tenants or two servers of one test never share one). Everything else
- * is untouched: the identity certificate is still built and signed by the code under test,
- * other key kinds are generated as usual, and the servers the black-box suites start
- * generate their own keys.
+ * In a test process, WebCrypto's generation of such keys draws them from a pool instead, read
+ * from the run's fixtures directory (test/setup/temp-root.ts) and made by whichever process
+ * needed a key first. Keys are distinct among the servers alive in a process (each test app or
+ * peer opens a key scope while it runs): the n-th key since the process last had none alive,
+ * so a test's tenants, and two servers talking to each other, never share one; a test that
+ * starts afresh takes keys 0, 1, … again. Everything else is untouched: the identity
+ * certificate is still built and signed by the code under test, other key kinds are generated
+ * as usual, and the servers the black-box suites start generate their own keys.
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -16,6 +17,22 @@ import { join } from "node:path";
 
 const RSA_SIGNING = "RSASSA-PKCS1-v1_5";
 let installed = false;
+let next = 0;
+let openScopes = 0;
+
+/**
+ * Opens a key scope for a server's lifetime; call the answer to close it. The first scope
+ * opened while none is open starts the sequence of keys over.
+ */
+export function openKeyScope(): () => void {
+	if (openScopes === 0) next = 0;
+	openScopes += 1;
+	let open = true;
+	return () => {
+		if (open) openScopes -= 1;
+		open = false;
+	};
+}
 
 export function poolRsaKeyGeneration(): void {
 	if (installed) return;
@@ -30,7 +47,6 @@ export function poolRsaKeyGeneration(): void {
 		extractable: boolean,
 		usages: KeyUsage[],
 	) => Promise<CryptoKeyPair>;
-	let next = 0;
 
 	const pooled = async (n: number): Promise<Uint8Array<ArrayBuffer>> => {
 		const path = join(dir, `${n}.pkcs8.der`);
@@ -81,7 +97,7 @@ function isRsa2048Signing(algorithm: unknown): algorithm is RsaHashedKeyGenParam
 	if (typeof algorithm !== "object" || algorithm === null) return false;
 	const a = algorithm as Partial<RsaHashedKeyGenParams>;
 	return (
-		a.name?.toUpperCase() === RSA_SIGNING &&
+		a.name?.toUpperCase() === RSA_SIGNING.toUpperCase() &&
 		a.modulusLength === 2048 &&
 		a.publicExponent !== undefined &&
 		Buffer.from(a.publicExponent).equals(Buffer.from([1, 0, 1]))

@@ -9,7 +9,7 @@ import { createApp } from "../../src/http/app.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
 import { createService, type Service } from "../../src/service/create-service.ts";
 import type { Logger } from "../../src/service/deps.ts";
-import { poolRsaKeyGeneration } from "./rsa-key-pool.ts";
+import { openKeyScope, poolRsaKeyGeneration } from "./rsa-key-pool.ts";
 
 // Tenant identities from the run's pool of RSA keys rather than generated per tenant.
 poolRsaKeyGeneration();
@@ -61,6 +61,7 @@ export function createTestApp(
 	options: { url?: string; clock?: TestClock; logger?: Logger } = {},
 ): TestApp {
 	const clock = options.clock ?? new TestClock();
+	const closeKeyScope = openKeyScope();
 	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
 	const store =
 		process.env.AS2KIT_TEST_STORE === "pg" && !options.url
@@ -104,6 +105,7 @@ export function createTestApp(
 		async close() {
 			await store.close();
 			rmSync(blobDir, { recursive: true, force: true });
+			closeKeyScope();
 		},
 	};
 }
