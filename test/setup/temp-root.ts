@@ -83,9 +83,9 @@ function finish(run: RunTemp): void {
 	if (problems.length === 0) return;
 	// vitest only logs an error thrown by a teardown: the exit code is what fails `npm test`.
 	process.exitCode = 1;
-	const message = `[temp guard] the test run left temporary files behind (remove them in afterAll/finally):\n${problems.join("\n")}`;
-	console.error(message);
-	throw new Error(message);
+	throw new Error(
+		`[temp guard] the test run left temporary files behind (remove them in afterAll/finally):\n${problems.join("\n")}`,
+	);
 }
 
 function as2kitEntries(dir: string): string[] {

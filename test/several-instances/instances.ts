@@ -52,8 +52,10 @@ export async function startInstance(d: Deployment, name: string, env: Record<str
 			AS2_PUBLIC_URL: baseUrl,
 			AS2_ALLOW_HTTP: "1",
 			AS2_DEFAULT_PLAN: "enterprise",
-			// A killed instance's jobs come back to the others after this lease.
-			AS2_JOB_LEASE_SECONDS: "2",
+			// A killed instance's jobs come back to the others after this lease. It is renewed every
+			// third of it: a loaded machine can stall an instance past a 2 s lease's renewal, and
+			// another instance then sends the same message at the same time.
+			AS2_JOB_LEASE_SECONDS: "10",
 			AS2_SEND_RETRY_DELAYS: "0,1,1,1,1,1,1,1,1,1",
 			LOG_LEVEL: "error",
 			...env,

@@ -265,5 +265,6 @@ describe("crash safety", () => {
 		} finally {
 			await senderStore.close();
 		}
-	});
+		// Bounded generously: restarts and the drain take minutes on a loaded machine.
+	}, 300_000);
 });
