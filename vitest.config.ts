@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // "dev-source" resolves workspace packages to their TypeScript sources, so tests never run
@@ -17,6 +18,9 @@ export default defineConfig({
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 		pool: "forks",
+		// Most test files wait on child processes, sockets and PostgreSQL more than they compute:
+		// two per core on small machines (vitest's default, cores - 1, is one worker on 2 cores).
+		maxWorkers: Math.max(availableParallelism(), Math.min(availableParallelism() * 2, 8)),
 		projects: [
 			{
 				extends: true,
