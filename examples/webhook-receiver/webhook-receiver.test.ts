@@ -13,7 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), "as2kit-receiver-"));
 const service = createService({
 	store: createSqliteStore({ url: ":memory:" }),
 	blobs: createFsBlobStore(dir),
-	config: { masterKey: new Uint8Array(32).fill(3), passwordCostLog2: 10, allowHttp: true },
+	config: { masterKey: new Uint8Array(32).fill(3), passwordCostLog2: 10, allowHttp: true, allowPrivateTargets: true },
 });
 const app = createApp({ service });
 const background = createBackground(service, { pollMs: 20 });

@@ -7,7 +7,7 @@
  *
  * Run it: `WEBHOOK_SECRET=whsec_… npx tsx examples/webhook-receiver/webhook-receiver.ts`
  * then point an endpoint at http://127.0.0.1:4000/ (the server needs AS2_ALLOW_HTTP=1 for
- * http:// and local addresses; in production, serve HTTPS).
+ * http:// and AS2_ALLOW_PRIVATE_TARGETS=1 for a local address; in production, serve HTTPS).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from "./verify-webhook.ts";

@@ -51,6 +51,8 @@ export async function startInstance(d: Deployment, name: string, env: Record<str
 			TLS_KEY_FILE: d.pki.keyPath,
 			AS2_PUBLIC_URL: baseUrl,
 			AS2_ALLOW_HTTP: "1",
+			// Partners and MDN receipts are on loopback: the on-premise opt-in.
+			AS2_ALLOW_PRIVATE_TARGETS: "1",
 			AS2_DEFAULT_PLAN: "enterprise",
 			// A killed instance's jobs come back to the others after this lease. It is renewed every
 			// third of it: a loaded machine can stall an instance past a 2 s lease's renewal, and

@@ -111,6 +111,8 @@ export async function startServer(name, pki, env = {}) {
 			TLS_KEY_FILE: pki.keyPath,
 			AS2_PUBLIC_URL: baseUrl,
 			AS2_ALLOW_HTTP: "1",
+			// Partners and MDN receipts are on loopback: the on-premise opt-in.
+			AS2_ALLOW_PRIVATE_TARGETS: "1",
 			AS2_DEFAULT_PLAN: "enterprise",
 			LOG_LEVEL: "error",
 			...env,

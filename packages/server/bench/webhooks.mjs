@@ -49,7 +49,13 @@ async function run(mode) {
 	const service = createService({
 		store,
 		blobs: createFsBlobStore(join(dir, "blobs")),
-		config: { masterKey: randomBytes(32), allowHttp: true, passwordCostLog2: 10, defaultPlan: "enterprise" },
+		config: {
+			masterKey: randomBytes(32),
+			allowHttp: true,
+			allowPrivateTargets: true,
+			passwordCostLog2: 10,
+			defaultPlan: "enterprise",
+		},
 	});
 	const { token, account, tenant } = await service.auth.register({
 		name: "Bench",

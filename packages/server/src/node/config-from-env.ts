@@ -41,6 +41,7 @@ const envSchema = v.object({
 	BLOB_DIR: v.optional(v.string(), "./data/blobs"),
 	AS2_DATA_DIR: v.optional(v.string(), "./data"),
 	AS2_ALLOW_HTTP: flag,
+	AS2_ALLOW_PRIVATE_TARGETS: flag,
 	AS2_DEFAULT_PLAN: v.optional(v.picklist(PLAN_NAMES), "free"),
 	AS2_WEBHOOK_RETRY_DELAYS: secondsList("0,15,900,3600,21600,86400"),
 	AS2_SEND_RETRY_DELAYS: secondsList("0,60,300,900,3600"),

@@ -49,6 +49,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			masterKey,
 			defaultPlan: config.AS2_DEFAULT_PLAN,
 			allowHttp: config.AS2_ALLOW_HTTP,
+			allowPrivateTargets: config.AS2_ALLOW_PRIVATE_TARGETS,
 			registrationCode: config.AS2_REGISTRATION_CODE,
 			webhookRetryDelays: config.AS2_WEBHOOK_RETRY_DELAYS,
 			sendRetryDelays: config.AS2_SEND_RETRY_DELAYS,

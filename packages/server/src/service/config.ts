@@ -6,6 +6,11 @@ export interface ServiceConfig {
 	defaultPlan: PlanName;
 	/** Accept `http://` partner and webhook URLs (`AS2_ALLOW_HTTP=1`). */
 	allowHttp: boolean;
+	/**
+	 * Let partner, MDN and webhook URLs reach loopback, private and link-local addresses
+	 * (`AS2_ALLOW_PRIVATE_TARGETS=1`: on-premise, tests); not implied by `allowHttp`.
+	 */
+	allowPrivateTargets: boolean;
 	/** When set, `/auth/register` requires it as `registration_code` (`AS2_REGISTRATION_CODE`). */
 	registrationCode: string | null;
 	/** 32 bytes from which the keys for hashing tokens and encrypting private keys derive. */
@@ -42,6 +47,7 @@ export interface ServiceConfig {
 export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	defaultPlan: "free",
 	allowHttp: false,
+	allowPrivateTargets: false,
 	registrationCode: null,
 	passwordCostLog2: 15,
 	sessionTtlSeconds: 30 * 24 * 3600,

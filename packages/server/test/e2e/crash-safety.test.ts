@@ -64,6 +64,8 @@ async function startSender(): Promise<void> {
 			TLS_KEY_FILE: pki.keyPath,
 			AS2_PUBLIC_URL: baseUrl(),
 			AS2_ALLOW_HTTP: "1",
+			// The receiver is on loopback: the on-premise opt-in.
+			AS2_ALLOW_PRIVATE_TARGETS: "1",
 			AS2_DEFAULT_PLAN: "enterprise",
 			// A killed worker's jobs come back after this lease.
 			AS2_JOB_LEASE_SECONDS: "2",

@@ -32,7 +32,8 @@ beforeAll(async () => {
 	receiver = await startReceiver(() => 200, {
 		tls: { cert: readFileSync(pki.certPath), key: readFileSync(pki.keyPath) },
 	});
-	t = createTestApp({ defaultPlan: "professional" });
+	// The gateway is on loopback: the on-premise opt-in (AS2_ALLOW_PRIVATE_TARGETS=1).
+	t = createTestApp({ defaultPlan: "professional", allowPrivateTargets: true });
 	worker = startWorker(t);
 	const owner = await register(t, "Wire Co");
 	key = await createKey(t, owner.token, {

@@ -56,8 +56,9 @@ export async function startPeer(name: string, pki: TestPki, env: Record<string, 
 			TLS_CERT_FILE: pki.certPath,
 			TLS_KEY_FILE: pki.keyPath,
 			AS2_PUBLIC_URL: baseUrl,
-			// Loopback partners and MDN receipts are private addresses: allowed for this test deployment.
 			AS2_ALLOW_HTTP: "1",
+			// Loopback partners and MDN receipts are private addresses: allowed for this test deployment.
+			AS2_ALLOW_PRIVATE_TARGETS: "1",
 			AS2_DEFAULT_PLAN: "enterprise",
 			...env,
 		}),

@@ -19,7 +19,7 @@ export interface WebhookWorld {
 
 /**
  * An account (Enterprise, so rate limits stay out of the way) on a service that accepts
- * http:// receivers on 127.0.0.1 (AS2_ALLOW_HTTP=1) and retries after 0, 1 and 2 seconds of
+ * http:// receivers on 127.0.0.1 (AS2_ALLOW_HTTP=1, AS2_ALLOW_PRIVATE_TARGETS=1) and retries after 0, 1 and 2 seconds of
  * the test clock.
  */
 export async function createWebhookWorld(
@@ -27,7 +27,7 @@ export async function createWebhookWorld(
 	options: { url?: string; clock?: TestClock } = {},
 ): Promise<WebhookWorld> {
 	const t = createTestApp(
-		{ allowHttp: true, webhookRetryDelays: [0, 1, 2], defaultPlan: "enterprise", ...config },
+		{ allowHttp: true, allowPrivateTargets: true, webhookRetryDelays: [0, 1, 2], defaultPlan: "enterprise", ...config },
 		undefined,
 		options,
 	);

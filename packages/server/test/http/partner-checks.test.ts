@@ -32,7 +32,7 @@ afterAll(async () => {
 	rmSync(pki.dir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-	t = createTestApp({ allowHttp: true });
+	t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
 	token = (await register(t)).token;
 });
 afterEach(() => t.close());

@@ -29,7 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => listener.close(resolve)));
 beforeEach(async () => {
-	t = createTestApp();
+	// The partner endpoint is on loopback: the on-premise opt-in (AS2_ALLOW_PRIVATE_TARGETS=1).
+	t = createTestApp({ allowPrivateTargets: true });
 	owner = await register(t, "Validator");
 	key = await createKey(t, owner.token, {
 		scope: "tenant",

@@ -99,7 +99,7 @@ describe("POST /v1/partners", () => {
 			const o = await register(open);
 			const response = await open.call("POST", "/v1/partners", {
 				token: o.token,
-				body: acme({ url: "http://10.0.0.5:8080/as2" }),
+				body: acme({ url: "http://as2.partner.example:8080/as2" }),
 			});
 			expect(response.status).toBe(201);
 		} finally {

@@ -35,7 +35,7 @@ beforeEach(async () => {
 	});
 	const logger = pino({ level: "debug" }, sink) as unknown as Logger;
 	t = createTestApp(
-		{ allowHttp: true },
+		{ allowHttp: true, allowPrivateTargets: true },
 		(app) =>
 			app
 				.get("/v1/__explode", () => {
@@ -116,7 +116,7 @@ describe("request logs", () => {
 	});
 
 	it("POST /v1/webhook-endpoints/{id}/test: the engine's warning when the attempt deactivates the endpoint carries the id", async () => {
-		// A receiver that refuses connections: a closed port on loopback (allowed by AS2_ALLOW_HTTP).
+		// A receiver that refuses connections: a closed port on loopback (allowed by AS2_ALLOW_PRIVATE_TARGETS).
 		const closed = await new Promise<number>((resolve) => {
 			const server = createServer().listen(0, "127.0.0.1", () => {
 				const { port } = server.address() as AddressInfo;

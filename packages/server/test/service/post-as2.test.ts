@@ -2,6 +2,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { postAs2 } from "../../src/service/transport/post-as2.ts";
+import { createTargetGuard } from "../../src/service/transport/target-guard.ts";
+
+/** These partners listen on loopback: the deployment allows private targets (AS2_ALLOW_PRIVATE_TARGETS=1). */
+const guard = createTargetGuard({ allowPrivateTargets: true });
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -30,6 +34,7 @@ it("streams a large body with backpressure and leaves no listeners behind on eac
 	try {
 		const result = await postAs2({
 			url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+			guard,
 			headers: [["content-type", "application/octet-stream"]],
 			body: {
 				size: chunk.byteLength * chunks,
@@ -65,6 +70,7 @@ async function postAnsweredEarly(after: () => Promise<void>) {
 	close = () => new Promise((resolve) => server.close(() => resolve()));
 	return postAs2({
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+		guard,
 		headers: [["content-type", "application/octet-stream"]],
 		body: {
 			size: 4,
@@ -129,6 +135,7 @@ it("closes an idle kept-alive connection before the partner's keep-alive timeout
 	const post = () =>
 		postAs2({
 			url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+			guard,
 			headers: [["content-type", "text/plain"]],
 			body: {
 				size: 2,

@@ -85,8 +85,8 @@ describe("webhook endpoints", () => {
 		expect((await create(token, { url: "https://203.0.113.7/hooks", events: ["*"] })).status).toBe(201);
 	});
 
-	it("accepts http:// and local targets with AS2_ALLOW_HTTP=1, still refusing other schemes", async () => {
-		t = createTestApp({ allowHttp: true });
+	it("accepts http:// and local targets with AS2_ALLOW_HTTP=1 and AS2_ALLOW_PRIVATE_TARGETS=1, still refusing other schemes", async () => {
+		t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
 		const { token } = await register(t);
 		expect((await create(token, { url: "http://127.0.0.1:9/hooks", events: ["*"] })).status).toBe(201);
 		expect((await create(token, { url: "http://localhost/", events: ["*"] })).status).toBe(201);
@@ -221,7 +221,7 @@ describe("webhook endpoints", () => {
 
 describe("POST /v1/webhook-endpoints/{id}/test", () => {
 	it("makes one real, signed delivery of webhook.test and answers with its result", async () => {
-		t = createTestApp({ allowHttp: true });
+		t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
 		const { token } = await register(t);
 		receiver = await startReceiver();
 		const { id, secret } = (await create(token, { url: receiver.url, events: ["message.*"] })).json.data;
@@ -260,7 +260,7 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
 	});
 
 	it("reports a failed attempt (status, error) and does not retry it", async () => {
-		t = createTestApp({ allowHttp: true });
+		t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
 		const { token } = await register(t);
 		receiver = await startReceiver(() => 503);
 		const { id } = (await create(token, { url: receiver.url, events: ["*"] })).json.data;
@@ -274,7 +274,7 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
 	});
 
 	it("answers 404 for another tenant's endpoint without sending anything", async () => {
-		t = createTestApp({ allowHttp: true });
+		t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
 		const owner = await register(t);
 		receiver = await startReceiver();
 		const { id } = (await create(owner.token, { url: receiver.url, events: ["*"] })).json.data;

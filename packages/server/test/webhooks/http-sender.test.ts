@@ -45,11 +45,11 @@ describe("webhook HTTP sender", () => {
 		const strict = createWebhookSender({ timeoutMs: 5000, allowPrivateTargets: false, resolve });
 		const refused = await strict.send(`http://rebind.example.test:${port}/hooks`, headers, body);
 		expect(refused.error).toBe(
-			"refused: rebind.example.test resolves to 127.0.0.1, a loopback, private or link-local address",
+			"refused: rebind.example.test resolves to 127.0.0.1, a loopback, private or link-local address (allowed only with AS2_ALLOW_PRIVATE_TARGETS=1)",
 		);
 		expect(r.requests).toHaveLength(0);
 		strict.close();
-		// With private targets allowed (AS2_ALLOW_HTTP=1) the same path connects, to the address
+		// With private targets allowed (AS2_ALLOW_PRIVATE_TARGETS=1) the same path connects, to the address
 		// our lookup returned: the request reaches 127.0.0.1 although the name is not in DNS.
 		const lax = createWebhookSender({ timeoutMs: 5000, allowPrivateTargets: true, resolve });
 		const sent = await lax.send(`http://hooks.example.test:${port}/hooks`, headers, body);

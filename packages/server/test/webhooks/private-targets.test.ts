@@ -17,10 +17,11 @@ afterEach(async () => {
 /**
  * The URL check at creation is not enough: a name may resolve to a private address later
  * (DNS rebinding), or the deployment may stop allowing private targets. Here an endpoint on
- * 127.0.0.1, created while AS2_ALLOW_HTTP=1, meets a deployment without it: the dispatcher
- * refuses the address at delivery time and records why; the receiver gets nothing.
+ * 127.0.0.1, created while AS2_ALLOW_PRIVATE_TARGETS=1, meets a deployment without it (but
+ * still with AS2_ALLOW_HTTP=1, which does not imply it): the dispatcher refuses the address at
+ * delivery time and records why; the receiver gets nothing.
  */
-it("refuses a private target at delivery time unless AS2_ALLOW_HTTP=1", async () => {
+it("refuses a private target at delivery time unless AS2_ALLOW_PRIVATE_TARGETS=1", async () => {
 	dir = mkdtempSync(join(tmpdir(), "as2kit-private-"));
 	const url = join(dir, "as2.sqlite");
 	const clock = new TestClock();
@@ -30,7 +31,11 @@ it("refuses a private target at delivery time unless AS2_ALLOW_HTTP=1", async ()
 	const endpoint = await before.createEndpoint({ url: r.url, events: ["account.updated"] });
 	await before.close();
 
-	const after = createTestApp({ allowHttp: false, webhookRetryDelays: [0, 1, 2] }, undefined, { url, clock });
+	const after = createTestApp(
+		{ allowHttp: true, allowPrivateTargets: false, webhookRetryDelays: [0, 1, 2] },
+		undefined,
+		{ url, clock },
+	);
 	const bg = createBackground(after.service, { pollMs: 10 });
 	bg.start();
 	try {

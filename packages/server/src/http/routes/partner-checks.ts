@@ -67,7 +67,7 @@ export function partnerCheckRoutes() {
 				summary:
 					"Check a partner's configuration: AS2 id, endpoint reachability, certificates, algorithms (partners:read)",
 				description:
-					"Answers the top-level object (no data envelope). Failed checks name the spec's issue: INVALID_AS2_ID, UNREACHABLE_ENDPOINT, EXPIRED_CERTIFICATE, UNSUPPORTED_ALGORITHM (and CERTIFICATE_REQUIRED).",
+					"Answers the top-level object (no data envelope). Failed checks name the spec's issue: INVALID_AS2_ID, UNREACHABLE_ENDPOINT, EXPIRED_CERTIFICATE, UNSUPPORTED_ALGORITHM (and CERTIFICATE_REQUIRED). Reachability is checked only for a URL the target guard allows (see POST /v1/partners/{partner_id}/test).",
 				responses: { 200: { description: "the checks", schema: validationSchema } },
 				errors: notFound,
 			}),
@@ -80,7 +80,7 @@ export function partnerCheckRoutes() {
 				access: { permission: "partners:read", reach: "tenant" },
 				summary: "Test the connection to a partner: DNS, TCP and TLS handshake, each timed (partners:read)",
 				description:
-					"Counts against the plan's partner tests per hour (429 when used up); the result becomes the partner's connection_status.",
+					"Counts against the plan's partner tests per hour (429 when used up); the result becomes the partner's connection_status. The partner URL passes the same guard as every transmission: a host that is, or resolves to, a loopback, private or link-local address is not connected to unless AS2_ALLOW_PRIVATE_TARGETS=1 — the `dns` step fails and `results.error` starts with `refused:`.",
 				body: testBodySchema,
 				responses: { 200: { description: "the timeline and results", schema: testResultSchema } },
 				errors: notFound,

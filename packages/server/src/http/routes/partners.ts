@@ -89,7 +89,7 @@ export function partnerRoutes() {
 				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Create a tenant partner (partners:write)",
 				description:
-					"Errors: 422 DUPLICATE_AS2_ID, INVALID_AS2_ID_FORMAT, INVALID_ENDPOINT_URL (https only unless AS2_ALLOW_HTTP=1), UNSUPPORTED_ALGORITHM; 402 PARTNER_LIMIT_EXCEEDED. Emits partner.created.",
+					"Errors: 422 DUPLICATE_AS2_ID, INVALID_AS2_ID_FORMAT, INVALID_ENDPOINT_URL (https only unless AS2_ALLOW_HTTP=1; no loopback, private or link-local host — `localhost`, `127.1`, `2130706433`, `[::ffff:127.0.0.1]`, `10.x`, `169.254.169.254`, … — unless AS2_ALLOW_PRIVATE_TARGETS=1, which AS2_ALLOW_HTTP does not imply; a host name is resolved and checked again at every connection), UNSUPPORTED_ALGORITHM; 402 PARTNER_LIMIT_EXCEEDED. Emits partner.created.",
 				body: partnerCreateSchema,
 				idempotent: true,
 				responses: { 201: { description: "created (active)", schema: messageEnvelope(partnerSchema) } },
@@ -132,7 +132,7 @@ export function partnerRoutes() {
 				access: { permission: "partners:write", reach: "tenant" },
 				summary: "Change a partner; on an inherited partner, store the tenant's overrides (partners:write)",
 				description:
-					"Only the supplied fields change. On an inherited partner an account-scoped key stores them as `override_settings`; tenant keys get 403. Emits partner.updated.",
+					"Only the supplied fields change; a new `url` follows the rules of POST /v1/partners (422 INVALID_ENDPOINT_URL). On an inherited partner an account-scoped key stores them as `override_settings`; tenant keys get 403. Emits partner.updated.",
 				body: partnerPatchSchema,
 				idempotent: true,
 				responses: { 200: { description: "updated", schema: messageEnvelope(partnerWithOverrides) } },

@@ -23,7 +23,9 @@ const url = v.pipe(
 	v.string(),
 	v.trim(),
 	v.minLength(1, "is required"),
-	v.description("https:// (http:// too with AS2_ALLOW_HTTP=1); not a loopback, private or link-local address"),
+	v.description(
+		"https:// (http:// too with AS2_ALLOW_HTTP=1); not a loopback, private or link-local address unless AS2_ALLOW_PRIVATE_TARGETS=1 (checked again after DNS resolution at every delivery)",
+	),
 );
 const events = v.pipe(
 	v.array(v.string()),

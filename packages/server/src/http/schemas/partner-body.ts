@@ -15,7 +15,16 @@ const seconds = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.
 const entries = {
 	name: v.optional(text(1, 255)),
 	as2_id: v.optional(v.pipe(v.string(), v.trim())),
-	url: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(2048))),
+	url: v.optional(
+		v.pipe(
+			v.string(),
+			v.trim(),
+			v.maxLength(2048),
+			v.description(
+				"https:// (http:// too with AS2_ALLOW_HTTP=1); not a loopback, private or link-local host unless AS2_ALLOW_PRIVATE_TARGETS=1 (checked as written here, and after DNS resolution at every connection)",
+			),
+		),
+	),
 	sign: v.optional(bool),
 	encrypt: v.optional(bool),
 	compress: v.optional(bool),

@@ -5,7 +5,8 @@ import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
-import { checkPublicTarget } from "../transport/public-target.ts";
+import { createTargetGuard } from "../transport/target-guard.ts";
+import { checkTargetUrl } from "../transport/target-url.ts";
 import { replyMdn } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { messageIdDomain } from "./submit.ts";
@@ -23,12 +24,14 @@ interface NegativeMdnPayload {
 /**
  * The `mdn.send` job: an async MDN POSTed to the partner's Receipt-Delivery-Option (RFC 4130
  * §7.3), signed when asked, retried on AS2_SEND_RETRY_DELAYS. The URL comes from the partner's
- * message, so it is checked like any outbound target: no private or loopback address unless
- * AS2_ALLOW_HTTP=1 (an MDN must not become a way into our network).
+ * message, so it passes the target guard like any outbound target: no private or loopback
+ * address unless AS2_ALLOW_PRIVATE_TARGETS=1 (an MDN must not become a way into our network),
+ * and no `http://` unless AS2_ALLOW_HTTP=1.
  */
 export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
 	const { store, now, config, sealKey, logger } = deps;
 	const domain = messageIdDomain(config.publicUrl);
+	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 
 	return async (job) => {
 		const at = now();
@@ -64,9 +67,13 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 			domain,
 		});
 		try {
-			await checkPublicTarget(context.mdnRequest.url, config.allowHttp);
+			checkTargetUrl(context.mdnRequest.url, config, {
+				field: "Receipt-Delivery-Option",
+				credentialsHint: "the partner's HTTP auth settings apply",
+			});
 			const result = await postAs2({
 				url: context.mdnRequest.url,
+				guard,
 				headers: mdn.headers,
 				body: {
 					size: mdn.body.byteLength,
@@ -89,7 +96,8 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 			if (message) await store.messages.update(message.id, { mdnStatus: "received", updatedAt: now() });
 		} catch (error) {
 			const delay = config.sendRetryDelays[job.attempts] ?? null;
-			if (delay === null || (isAs2Error(error) && error.code === "VALIDATION_FAILED")) {
+			// A URL the deployment's rules refuse will not do better later.
+			if (delay === null || (isAs2Error(error) && error.code === "INVALID_ENDPOINT_URL")) {
 				logger.warn({ err: error, messageId: context.original.messageId }, "async MDN could not be delivered");
 				if (message) await store.messages.update(message.id, { mdnStatus: "failed", updatedAt: now() });
 				return;

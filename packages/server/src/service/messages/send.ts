@@ -4,6 +4,7 @@ import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
+import { createTargetGuard } from "../transport/target-guard.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { buildOutbound } from "./build-outbound.ts";
 import type { KeyMaterial } from "./key-material.ts";
@@ -24,6 +25,7 @@ const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
 	const { store, blobs, now, config, sealKey, logger } = deps;
 	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
+	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 
 	return async (job, { completeIn }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
@@ -63,6 +65,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			});
 			const result = await postAs2({
 				url: partner.url,
+				guard,
 				headers: built.headers,
 				body: {
 					size: built.body.size,

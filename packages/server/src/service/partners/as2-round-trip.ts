@@ -6,6 +6,7 @@ import type { KeyMaterial } from "../messages/key-material.ts";
 import { messageIdDomain } from "../messages/submit.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
+import type { TargetGuard } from "../transport/target-guard.ts";
 
 export interface RoundTripStep {
 	step: "build" | "transmit" | "mdn";
@@ -25,6 +26,7 @@ export async function as2RoundTrip(
 	keys: KeyMaterial,
 	tenant: TenantRecord,
 	partner: PartnerRecord,
+	guard: TargetGuard,
 ): Promise<RoundTripStep[]> {
 	const { blobs, now, config, sealKey } = deps;
 	const at = now();
@@ -110,6 +112,7 @@ export async function as2RoundTrip(
 	try {
 		result = await postAs2({
 			url: partner.url,
+			guard,
 			headers: built.headers,
 			body: built.body,
 			chunked: partner.settings.compatibility.chunked,

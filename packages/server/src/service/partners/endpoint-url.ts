@@ -1,24 +1,24 @@
-import { fieldError } from "../validation-error.ts";
+import { checkTargetUrl, type TargetPolicy } from "../transport/target-url.ts";
 
 /**
- * Partner and webhook URLs (decisions.md, Insecure URLs): `https://` only, `http://` too when
- * AS2_ALLOW_HTTP=1; a malformed URL, another scheme, or credentials in the URL (they belong in
- * the partner's HTTP auth settings, where they are sealed) → 422 INVALID_ENDPOINT_URL.
+ * A partner's AS2 URL (decisions.md, Insecure URLs; README, AS2_ALLOW_HTTP and
+ * AS2_ALLOW_PRIVATE_TARGETS), with the rule every outbound URL follows
+ * (transport/target-url.ts). Credentials belong in the partner's HTTP auth settings, where
+ * they are sealed.
  */
-export function checkEndpointUrl(value: string, allowHttp: boolean, field = "url"): string {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw fieldError(field, "is not a valid URL", "INVALID_ENDPOINT_URL");
-	}
-	const schemes = allowHttp ? ["https:", "http:"] : ["https:"];
-	if (!schemes.includes(url.protocol)) {
-		throw fieldError(field, allowHttp ? "must be an http(s) URL" : "must be an https URL", "INVALID_ENDPOINT_URL");
-	}
-	if (url.username || url.password) {
-		throw fieldError(field, "must not carry credentials; use the HTTP auth settings", "INVALID_ENDPOINT_URL");
-	}
-	if (!url.hostname) throw fieldError(field, "has no host", "INVALID_ENDPOINT_URL");
-	return value.trim();
+export function checkPartnerUrl(value: string, policy: TargetPolicy): string {
+	return checkTargetUrl(value, policy, { field: "url", credentialsHint: "use the HTTP auth settings" });
+}
+
+/**
+ * The partner's `mdn.url`: the Receipt-Delivery-Option we ask the partner to send its async
+ * MDNs to, that is, an address of ours that the server never connects to. So only its form
+ * and scheme are checked; a private address there is the deployment's own business.
+ */
+export function checkReceiptUrl(value: string, policy: TargetPolicy): string {
+	return checkTargetUrl(
+		value,
+		{ allowHttp: policy.allowHttp, allowPrivateTargets: true },
+		{ field: "mdn.url", credentialsHint: "use the HTTP auth settings" },
+	);
 }

@@ -62,7 +62,12 @@ export function createMasterPartnerService(deps: ServiceDeps) {
 				store.transaction(async (tx) => {
 					const at = now();
 					const id = await tx.ids.next("prt_master_");
-					const patch = toPartnerPatch(input, { allowHttp: config.allowHttp, secretKey: sealKey, sealContext: id });
+					const patch = toPartnerPatch(input, {
+						allowHttp: config.allowHttp,
+						allowPrivateTargets: config.allowPrivateTargets,
+						secretKey: sealKey,
+						sealContext: id,
+					});
 					await checkPartnerLimit(tx, accountId, principal.plan, config);
 					const record = applyPatch(newPartner(id, accountId, null, at, config.sendRetryDelays), patch);
 					await tx.partners.create(record);
@@ -78,7 +83,12 @@ export function createMasterPartnerService(deps: ServiceDeps) {
 			return withAs2IdConflict(() =>
 				store.transaction(async (tx) => {
 					const current = await master(tx, principal, id);
-					const patch = toPartnerPatch(input, { allowHttp: config.allowHttp, secretKey: sealKey, sealContext: id });
+					const patch = toPartnerPatch(input, {
+						allowHttp: config.allowHttp,
+						allowPrivateTargets: config.allowPrivateTargets,
+						secretKey: sealKey,
+						sealContext: id,
+					});
 					if (patch.as2Id !== undefined && patch.as2Id !== current.record.as2Id) {
 						throw fieldError("as2_id", "of a master partner is fixed; create a new master partner instead");
 					}

@@ -2,8 +2,9 @@ import { isFieldValue, parseCertificates } from "@as2kit/core";
 import type { EncryptAlgorithm, MdnMode, PartnerSettings, SignAlgorithm } from "@as2kit/core/store";
 import { isValidAs2Id } from "../as2-identifier.ts";
 import { seal } from "../secrets/sealed.ts";
+import type { TargetPolicy } from "../transport/target-url.ts";
 import { fieldError } from "../validation-error.ts";
-import { checkEndpointUrl } from "./endpoint-url.ts";
+import { checkPartnerUrl, checkReceiptUrl } from "./endpoint-url.ts";
 import type { PartnerPatch, SettingsPatch } from "./partner-patch.ts";
 
 export const SIGN_ALGORITHMS: readonly SignAlgorithm[] = [
@@ -23,6 +24,12 @@ export const ENCRYPT_ALGORITHMS: readonly EncryptAlgorithm[] = [
 ];
 
 /** A partner change as the API received it: shapes checked, meaning not yet. */
+/** The deployment's URL rules, and the key and context the HTTP password is sealed under. */
+export interface PartnerInputOptions extends TargetPolicy {
+	secretKey: Uint8Array;
+	sealContext: string;
+}
+
 export interface PartnerInput {
 	name?: string | undefined;
 	as2Id?: string | undefined;
@@ -59,10 +66,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * INVALID_ENDPOINT_URL, UNSUPPORTED_ALGORITHM (422), VALIDATION_FAILED for the rest. The HTTP
  * password is sealed under `secretKey`, bound to `sealContext` (the partner id).
  */
-export function toPartnerPatch(
-	input: PartnerInput,
-	options: { allowHttp: boolean; secretKey: Uint8Array; sealContext: string },
-): PartnerPatch {
+export function toPartnerPatch(input: PartnerInput, options: PartnerInputOptions): PartnerPatch {
 	const patch: PartnerPatch = {};
 	if (input.name !== undefined) patch.name = input.name;
 	if (input.as2Id !== undefined) {
@@ -75,7 +79,7 @@ export function toPartnerPatch(
 		}
 		patch.as2Id = input.as2Id;
 	}
-	if (input.url !== undefined) patch.url = checkEndpointUrl(input.url, options.allowHttp);
+	if (input.url !== undefined) patch.url = checkPartnerUrl(input.url, options);
 	for (const flag of ["sign", "encrypt", "compress"] as const) if (input[flag] !== undefined) patch[flag] = input[flag];
 	if (input.mdnMode !== undefined) patch.mdnMode = input.mdnMode;
 	if (input.signAlgorithm !== undefined)
@@ -87,15 +91,12 @@ export function toPartnerPatch(
 	return patch;
 }
 
-function toSettingsPatch(
-	input: SettingsInput,
-	options: { allowHttp: boolean; secretKey: Uint8Array; sealContext: string },
-): SettingsPatch {
+function toSettingsPatch(input: SettingsInput, options: PartnerInputOptions): SettingsPatch {
 	const patch: SettingsPatch = {};
 	if (input.mdn) {
 		const { url, signed, algorithm } = input.mdn;
 		patch.mdn = {
-			...(url !== undefined ? { url: url === null ? null : checkEndpointUrl(url, options.allowHttp, "mdn.url") } : {}),
+			...(url !== undefined ? { url: url === null ? null : checkReceiptUrl(url, options) } : {}),
 			...(signed !== undefined ? { signed } : {}),
 			...(algorithm !== undefined ? { algorithm: pick(algorithm, MIC_ALGORITHMS, "mdn.algorithm") } : {}),
 		};

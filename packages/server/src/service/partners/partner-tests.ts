@@ -3,6 +3,7 @@ import type { ServiceDeps } from "../deps.ts";
 import type { KeyMaterial } from "../messages/key-material.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
+import { createTargetGuard } from "../transport/target-guard.ts";
 import { as2RoundTrip } from "./as2-round-trip.ts";
 import { type EffectivePartner, effectivePartner } from "./effective-partner.ts";
 import { type ProbeResult, probeEndpoint } from "./probe-endpoint.ts";
@@ -36,6 +37,7 @@ export interface PartnerTestResult {
  */
 export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, now, config } = deps;
+	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 
 	async function visiblePartner(principal: Principal, id: string): Promise<EffectivePartner> {
 		const row = await store.partners.findVisible(principal.tenantId, principal.accountId, id);
@@ -86,7 +88,7 @@ export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 			];
 		}
 		const tenant = await store.tenants.get(principal.accountId, principal.tenantId);
-		return as2RoundTrip(deps, keys, tenant!, partner.record);
+		return as2RoundTrip(deps, keys, tenant!, partner.record, guard);
 	}
 
 	return {
@@ -97,7 +99,7 @@ export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 				store.certificates.listFor({ partnerId: id }),
 				store.certificates.listFor({ identityOf: principal.tenantId }),
 			]);
-			return validatePartner(partner, { partner: partnerCertificates, identities }, now());
+			return validatePartner(partner, { partner: partnerCertificates, identities }, now(), guard);
 		},
 
 		async test(principal: Principal, id: string, testType: PartnerTestType): Promise<PartnerTestResult> {
@@ -114,6 +116,7 @@ export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 					timeoutMs: Math.min(30_000, settings.connection.timeoutSeconds * 1000),
 					caPem: settings.tls.caPem,
 					pinnedSha256: settings.tls.pinnedSha256,
+					guard,
 				});
 				timeline.push(...probe.steps);
 			}

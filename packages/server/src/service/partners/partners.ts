@@ -72,7 +72,12 @@ export function createPartnerService(deps: ServiceDeps) {
 	}
 
 	function patchOf(input: PartnerInput, id: string): PartnerPatch {
-		return toPartnerPatch(input, { allowHttp: config.allowHttp, secretKey: sealKey, sealContext: id });
+		return toPartnerPatch(input, {
+			allowHttp: config.allowHttp,
+			allowPrivateTargets: config.allowPrivateTargets,
+			secretKey: sealKey,
+			sealContext: id,
+		});
 	}
 
 	async function get(principal: Principal, id: string) {

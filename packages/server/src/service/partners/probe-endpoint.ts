@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from "node:crypto";
-import { lookup } from "node:dns/promises";
 import { connect as connectTcp, type Socket } from "node:net";
 import { connect as connectTls, type PeerCertificate, type TLSSocket } from "node:tls";
+import { RefusedTarget, type TargetGuard } from "../transport/target-guard.ts";
 
 export interface ProbeStep {
 	step: "dns" | "tcp" | "tls";
@@ -27,6 +27,8 @@ export interface ProbeResult {
 
 export interface ProbeOptions {
 	timeoutMs: number;
+	/** The SSRF guard: the probe connects only to an address it passed. */
+	guard: TargetGuard;
 	/** PEM of a custom CA to verify the partner's certificate with. */
 	caPem?: string | null;
 	/** SHA-256 (hex) of the partner's leaf certificate DER, which must match. */
@@ -38,7 +40,9 @@ export interface ProbeOptions {
 /**
  * DNS lookup, TCP connect and (for https) a TLS handshake against a partner endpoint, each a
  * timed step: what a partner `ping` test reports (interface spec, POST /v1/partners/{id}/test).
- * Every step is bounded by `timeoutMs`.
+ * Every step is bounded by `timeoutMs`. The DNS step goes through the target guard, and the
+ * connection is made to the address it checked: a partner test is no port scanner of our
+ * network (a refused target is a failed `dns` step, and nothing is connected to).
  */
 export async function probeEndpoint(url: string, options: ProbeOptions): Promise<ProbeResult> {
 	const target = new URL(url);
@@ -51,7 +55,7 @@ export async function probeEndpoint(url: string, options: ProbeOptions): Promise
 	let address: string;
 	let t = performance.now();
 	try {
-		const found = await withTimeout(lookup(host), options.timeoutMs, "DNS lookup");
+		const found = (await withTimeout(options.guard.resolve(host), options.timeoutMs, "DNS lookup"))[0]!;
 		address = found.address;
 		steps.push({
 			step: "dns",
@@ -66,7 +70,10 @@ export async function probeEndpoint(url: string, options: ProbeOptions): Promise
 			steps,
 			responseTimeMs: null,
 			tls: null,
-			error: `DNS lookup of ${host} failed: ${messageOf(error)}`,
+			error:
+				error instanceof RefusedTarget
+					? `refused: ${messageOf(error)}`
+					: `DNS lookup of ${host} failed: ${messageOf(error)}`,
 		};
 	}
 

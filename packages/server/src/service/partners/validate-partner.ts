@@ -1,6 +1,7 @@
 import { isSigningKeySizeAllowed } from "@as2kit/core";
 import type { CertificateRecord } from "@as2kit/core/store";
 import { isValidAs2Id } from "../as2-identifier.ts";
+import type { TargetGuard } from "../transport/target-guard.ts";
 import type { EffectivePartner } from "./effective-partner.ts";
 import { ENCRYPT_ALGORITHMS, SIGN_ALGORITHMS } from "./partner-input.ts";
 import { probeEndpoint } from "./probe-endpoint.ts";
@@ -34,6 +35,7 @@ export async function validatePartner(
 	partner: EffectivePartner,
 	certificates: { partner: CertificateRecord[]; identities: CertificateRecord[] },
 	now: Date,
+	guard: TargetGuard,
 ): Promise<{ valid: boolean; checks: ValidationCheck[] }> {
 	const p = partner.record;
 	const checks: ValidationCheck[] = [];
@@ -51,6 +53,7 @@ export async function validatePartner(
 	const probe = await probeEndpoint(p.url, {
 		timeoutMs: Math.min(10_000, p.settings.connection.timeoutSeconds * 1000),
 		tcpOnly: true,
+		guard,
 	});
 	checks.push(
 		probe.reachable

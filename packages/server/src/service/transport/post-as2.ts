@@ -3,6 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { As2Error } from "@as2kit/core";
+import { RefusedTarget, type TargetGuard } from "./target-guard.ts";
 
 export interface PostBody {
 	/** Exact byte count (sent as Content-Length unless `chunked`). */
@@ -12,6 +13,8 @@ export interface PostBody {
 
 export interface PostOptions {
 	url: string;
+	/** The SSRF guard: the URL's host, and every address it resolves to, must pass it. */
+	guard: TargetGuard;
 	headers: Iterable<[string, string]>;
 	body: PostBody;
 	/** Transfer-Encoding: chunked instead of Content-Length (off by default: many AS2 servers need the length). */
@@ -33,6 +36,14 @@ export interface PostResult {
 	timeMs: number;
 }
 
+/**
+ * A URL the target guard refuses: not transient (the deployment's rule, not the network's
+ * state), so the send fails at once with the reason.
+ */
+export function refusedTarget(error: RefusedTarget): As2Error {
+	return new As2Error("INVALID_ENDPOINT_URL", `refused: ${error.message}`, { details: { transient: false } });
+}
+
 /** Connection failures, timeouts and TLS errors: transient, the send is retried. */
 export function unreachable(message: string, cause?: unknown): As2Error {
 	return new As2Error("PARTNER_UNREACHABLE", message, { details: { transient: true }, cause });
@@ -50,11 +61,13 @@ const agents = new Map<string, HttpAgent | HttpsAgent>();
 const IDLE_CONNECTION_MS = 4000;
 
 /**
- * One keep-alive agent per TLS policy, so connections to a partner are reused across
- * messages (a TLS handshake costs more than a small message) without mixing trust settings.
+ * One keep-alive agent per TLS policy and target rule, so connections to a partner are
+ * reused across messages (a TLS handshake costs more than a small message) without mixing
+ * trust settings, and a socket opened where private targets are allowed is never reused
+ * where they are not.
  */
-function agentFor(url: URL, tls: PostOptions["tls"]): HttpAgent | HttpsAgent {
-	const key = `${url.protocol}|${tls?.caPem ?? ""}|${tls?.pinnedSha256 ?? ""}`;
+function agentFor(url: URL, tls: PostOptions["tls"], guard: TargetGuard): HttpAgent | HttpsAgent {
+	const key = `${url.protocol}|${guard.allowsPrivate}|${tls?.caPem ?? ""}|${tls?.pinnedSha256 ?? ""}`;
 	let agent = agents.get(key);
 	if (!agent) {
 		agent =
@@ -77,10 +90,17 @@ function agentFor(url: URL, tls: PostOptions["tls"]): HttpAgent | HttpsAgent {
 /**
  * POSTs an AS2 message (or an async MDN) to a partner, streaming the body with backpressure,
  * TLS verified against the system roots or the partner's CA, a pinned leaf enforced, and
- * every wait bounded. Answers the status, headers and (capped) body.
+ * every wait bounded; connecting only to addresses the target guard passed. Redirects are
+ * not followed (a 3xx is the partner's answer). Answers the status, headers and (capped) body.
  */
 export async function postAs2(options: PostOptions): Promise<PostResult> {
 	const url = new URL(options.url);
+	try {
+		// An IP literal never reaches `lookup`: checked here; a name is checked as it resolves.
+		options.guard.checkHost(url);
+	} catch (error) {
+		throw error instanceof RefusedTarget ? refusedTarget(error) : error;
+	}
 	const headers: Record<string, string | string[]> = {};
 	for (const [name, value] of options.headers) headers[name] = value;
 	if (options.auth) {
@@ -95,7 +115,13 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 	try {
 		let written: Promise<void> = Promise.resolve();
 		const answered = new Promise<PostResult>((resolve, reject) => {
-			const request = send(url, { method: "POST", headers, agent: agentFor(url, options.tls), signal: abort.signal });
+			const request = send(url, {
+				method: "POST",
+				headers,
+				agent: agentFor(url, options.tls, options.guard),
+				lookup: options.guard.lookup,
+				signal: abort.signal,
+			});
 			request.setTimeout(options.idleTimeoutMs, () =>
 				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
 			);
@@ -192,6 +218,7 @@ function pairs(raw: string[]): Array<[string, string]> {
 }
 
 function toUnreachable(error: unknown, url: URL, timedOut: boolean, totalMs: number): unknown {
+	if (error instanceof RefusedTarget) return refusedTarget(error);
 	if (timedOut) return unreachable(`no complete answer from ${url.host} within ${totalMs} ms`, error);
 	if ((error as { code?: string }).code === "PARTNER_UNREACHABLE") return error;
 	return unreachable(`cannot deliver to ${url.host}: ${(error as Error).message}`, error);

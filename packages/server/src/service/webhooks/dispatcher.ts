@@ -51,7 +51,7 @@ export function createDeliveryDispatcher(deps: ServiceDeps, options: DispatcherO
 	const context: AttemptContext = {
 		deps,
 		secretKey: webhookSecretKey(config.masterKey),
-		sender: options.sender ?? createWebhookSender({ timeoutMs, allowPrivateTargets: config.allowHttp }),
+		sender: options.sender ?? createWebhookSender({ timeoutMs, allowPrivateTargets: config.allowPrivateTargets }),
 	};
 	const running = new Set<Promise<void>>();
 	let stopping = false;

@@ -48,7 +48,7 @@ export function createWebhookService(deps: ServiceDeps) {
 			secretKey,
 			sender: createWebhookSender({
 				timeoutMs: config.webhookTimeoutSeconds * 1000,
-				allowPrivateTargets: config.allowHttp,
+				allowPrivateTargets: config.allowPrivateTargets,
 			}),
 		});
 
@@ -62,7 +62,7 @@ export function createWebhookService(deps: ServiceDeps) {
 			input: WebhookEndpointInput,
 		): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
 			requirePermission(principal, "webhooks:write");
-			const url = checkEndpointUrl(input.url, config.allowHttp);
+			const url = checkEndpointUrl(input.url, config);
 			const events = checkEvents(input.events);
 			const secret = input.secret ?? generateWebhookSecret();
 			return store.transaction(async (tx) => {
@@ -103,7 +103,7 @@ export function createWebhookService(deps: ServiceDeps) {
 		 */
 		async update(principal: Principal, id: string, input: WebhookEndpointPatch): Promise<WebhookEndpointRecord> {
 			requirePermission(principal, "webhooks:write");
-			const url = input.url === undefined ? undefined : checkEndpointUrl(input.url, config.allowHttp);
+			const url = input.url === undefined ? undefined : checkEndpointUrl(input.url, config);
 			const events = input.events === undefined ? undefined : checkEvents(input.events);
 			return store.transaction(async (tx) => {
 				const existing = await tx.webhookEndpoints.get(principal.tenantId, id);

@@ -1,9 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
-import { ipLiteral, isForbiddenAddress, isLocalName } from "./target-address.ts";
+import { createTargetGuard, type Resolver } from "../transport/target-guard.ts";
 
 /** What one HTTP attempt came to. A 2xx status is a success; anything else is a failure. */
 export interface SendResult {
@@ -26,19 +24,15 @@ export interface WebhookSender {
 export interface WebhookSenderOptions {
 	/** The whole attempt, connecting included (interface spec: 30 s). */
 	timeoutMs: number;
-	/** AS2_ALLOW_HTTP=1: loopback, private and link-local targets are allowed. */
+	/** AS2_ALLOW_PRIVATE_TARGETS=1: loopback, private and link-local targets are allowed. */
 	allowPrivateTargets: boolean;
 	/** Name resolution; `dns.lookup` (all addresses) by default. Tests substitute one. */
-	resolve?: (hostname: string) => Promise<LookupAddress[]>;
+	resolve?: Resolver;
 }
 
 /** Enough of a response body to read an error page; the rest is not read. */
 const RESPONSE_BODY_READ = 64 * 1024;
 export const RESPONSE_BODY_KEPT = 1024;
-
-class RefusedTarget extends Error {
-	readonly code = "EREFUSEDTARGET";
-}
 
 /**
  * Posts webhook deliveries with node:http(s): no redirects followed (a 3xx is a failure),
@@ -50,12 +44,7 @@ class RefusedTarget extends Error {
  * answer differently. Keep-alive sockets are reused only for connections made that way.
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
-	const resolve =
-		options.resolve ??
-		((hostname: string) =>
-			new Promise<LookupAddress[]>((done, fail) =>
-				dnsLookup(hostname, { all: true }, (error, addresses) => (error ? fail(error) : done(addresses))),
-			));
+	const guard = createTargetGuard(options);
 	// Idle sockets close after 4 s, before Node's default server keep-alive of 5 s closes them
 	// under us (which would turn a reused socket into a spurious ECONNRESET).
 	const agents = {
@@ -63,37 +52,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 		https: new HttpsAgent({ keepAlive: true, timeout: 4000 }),
 	};
 
-	const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-		resolve(hostname)
-			.then((all) => {
-				const forbidden = options.allowPrivateTargets ? undefined : all.find((a) => isForbiddenAddress(a.address));
-				if (forbidden) {
-					throw new RefusedTarget(
-						`${hostname} resolves to ${forbidden.address}, a loopback, private or link-local address`,
-					);
-				}
-				const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
-				const addresses = wanted ? all.filter((a) => a.family === wanted) : all;
-				if (!addresses[0]) throw Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" });
-				return addresses;
-			})
-			.then(
-				(addresses) => {
-					if (lookupOptions.all) callback(null, addresses);
-					else callback(null, addresses[0]!.address, addresses[0]!.family);
-				},
-				(error: NodeJS.ErrnoException) => callback(error, ""),
-			);
-	};
-
 	function send(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
 		const started = performance.now();
 		const elapsed = () => Math.round(performance.now() - started);
 		const url = new URL(target);
-		const literal = ipLiteral(url.hostname);
-		if (!options.allowPrivateTargets && ((literal && isForbiddenAddress(literal)) || isLocalName(url.hostname))) {
+		try {
 			// An IP literal never reaches `lookup`, so it is checked here.
-			return Promise.resolve(failure(0, `refused: ${url.hostname} is a loopback, private or link-local address`));
+			guard.checkHost(url);
+		} catch (error) {
+			return Promise.resolve(failure(0, `refused: ${(error as Error).message}`));
 		}
 		const https = url.protocol === "https:";
 		return new Promise((settle) => {
@@ -124,7 +91,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 					method: "POST",
 					headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
 					agent: https ? agents.https : agents.http,
-					lookup: guardedLookup,
+					lookup: guard.lookup,
 				},
 				(response: IncomingMessage) => {
 					status = response.statusCode ?? null;
