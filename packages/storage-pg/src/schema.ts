@@ -5,7 +5,7 @@
  * (AS2 headers, EPCIS events); counters of bytes as `bigint` (payloads reach 2 GB). drizzle-kit
  * generates the migrations in `migrations/` from this file (`npm run generate -w packages/storage-pg`).
  */
-import type { Json, MdnData, PartnerSettings } from "@as2kit/core/store";
+import type { Json, MdnData, PartnerSettings, RejectedMdn } from "@as2kit/core/store";
 import { sql } from "drizzle-orm";
 import {
 	bigint,
@@ -322,6 +322,7 @@ export const messages = pgTable(
 		mdnMode: text("mdn_mode").notNull(),
 		mdnStatus: text("mdn_status").notNull(),
 		mdnData: json<MdnData>("mdn_data"),
+		rejectedMdns: json<RejectedMdn[]>("rejected_mdns").notNull().default(sql`'[]'::json`),
 		mic: text("mic"),
 		priority: text("priority").notNull(),
 		headers: json<Record<string, string>>("headers").notNull(),

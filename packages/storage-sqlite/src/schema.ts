@@ -3,7 +3,7 @@
  * integer milliseconds (`timestamp_ms`), JSON as text. drizzle-kit generates the migrations
  * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
  */
-import type { Json, MdnData, PartnerSettings } from "@as2kit/core/store";
+import type { Json, MdnData, PartnerSettings, RejectedMdn } from "@as2kit/core/store";
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -322,6 +322,7 @@ export const messages = sqliteTable(
 		mdnMode: text("mdn_mode").notNull(),
 		mdnStatus: text("mdn_status").notNull(),
 		mdnData: json<MdnData>("mdn_data"),
+		rejectedMdns: json<RejectedMdn[]>("rejected_mdns").notNull().default(sql`'[]'`),
 		mic: text("mic"),
 		priority: text("priority").notNull(),
 		headers: json<Record<string, string>>("headers").notNull(),

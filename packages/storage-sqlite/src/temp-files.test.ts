@@ -36,7 +36,7 @@ it("writes a message without creating a temporary file", async () => {
 				partnerAs2Id: "PARTNER", partnerUrl: "https://partner.example/as2", status: "queued",
 				fromAs2Id: "ME", toAs2Id: "PARTNER", subject: "Order " + id, contentType: "application/edi-x12",
 				filename: null, bytes: 100, compressed: false, encrypted: true, signed: true, mdnMode: "sync",
-				mdnStatus: "pending", mdnData: null, mic: null, priority: "normal", headers: {},
+				mdnStatus: "pending", mdnData: null, rejectedMdns: [], mic: null, priority: "normal", headers: {},
 				payloadKey: "payloads/" + id, scheduledAt: null, attempts: 0, lastAttemptAt: null, sentAt: null,
 				deliveredAt: null, failedAt: null, mdnDeadline: null, errorCode: null, errorMessage: null,
 				transmissionTimeMs: null, details: {}, createdAt: at, updatedAt: at,

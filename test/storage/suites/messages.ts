@@ -29,6 +29,7 @@ export function message(id: string, overrides: Partial<MessageRecord> = {}): Mes
 		mdnMode: "sync",
 		mdnStatus: "pending",
 		mdnData: null,
+		rejectedMdns: [],
 		mic: null,
 		priority: "normal",
 		headers: {},
@@ -75,6 +76,31 @@ export const messageTests = {
 		expect(await store.messages.get("tnt_000001", "msg_000001")).toEqual(full);
 		expect(await store.messages.get("tnt_000002", "msg_000001")).toBeNull();
 		expect(await store.messages.getById("msg_000001")).toEqual(full);
+	},
+	"messages - rejected MDNs are appended atomically, the newest kept": async ({ store }) => {
+		await store.messages.create(message("msg_000001", { status: "sent" }));
+		const entry = (n: number) => ({
+			receivedAt: at(n).toISOString(),
+			reason: `forged ${n}`,
+			disposition: "automatic-action/MDN-sent-automatically; processed",
+			originalMessageId: "msg_000001@as2kit.example",
+			messageId: null,
+			reportingUa: n % 2 ? "Forger/1.0" : null,
+			receivedContentMic: null,
+			signed: n % 2 === 0,
+			signatureValid: n % 2 === 0 ? false : null,
+		});
+		const first = await store.messages.addRejectedMdn("msg_000001", entry(1), 3);
+		expect(first?.rejectedMdns).toEqual([entry(1)]);
+		// Concurrent MDNs all land (no lost update), and only the newest `keep` stay, oldest first.
+		await Promise.all([2, 3, 4, 5].map((n) => store.messages.addRejectedMdn("msg_000001", entry(n), 10)));
+		const all = (await store.messages.getById("msg_000001"))!.rejectedMdns;
+		expect(all.map((e) => e.reason).sort()).toEqual(["forged 1", "forged 2", "forged 3", "forged 4", "forged 5"]);
+		expect(all[0]).toEqual(entry(1));
+		const kept = await store.messages.addRejectedMdn("msg_000001", entry(6), 3);
+		expect(kept?.rejectedMdns.map((e) => e.reason)).toEqual([all[3]!.reason, all[4]!.reason, "forged 6"]);
+		expect(kept?.status).toBe("sent");
+		expect(await store.messages.addRejectedMdn("msg_999999", entry(7), 3)).toBeNull();
 	},
 	"messages - an inbound Message-ID is stored once per partner": async ({ store }) => {
 		const inbound = { direction: "inbound" as const, status: "received" as const, messageId: "dup@partner" };

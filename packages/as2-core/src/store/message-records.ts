@@ -22,6 +22,27 @@ export interface MdnData {
 	receivedAt: string;
 }
 
+/**
+ * An MDN that came for an outbound message and settled nothing: unsigned where we asked for a
+ * signed one, signed by a key that is not the partner's, or an unauthenticated MDN whose MIC
+ * does not prove it is about our message. Anyone can POST an MDN, so such an MDN is kept for
+ * the record while the message waits for a valid one (until its MDN deadline).
+ */
+export interface RejectedMdn {
+	receivedAt: string;
+	/** Why it settled nothing. */
+	reason: string;
+	disposition: string;
+	originalMessageId: string;
+	/** AS2 Message-ID of the MDN itself, when it had one. */
+	messageId: string | null;
+	reportingUa: string | null;
+	receivedContentMic: string | null;
+	signed: boolean;
+	/** null when unsigned. */
+	signatureValid: boolean | null;
+}
+
 export interface MessageRecord {
 	/** `msg_…` */
 	id: string;
@@ -49,6 +70,8 @@ export interface MessageRecord {
 	mdnMode: "sync" | "async" | "none";
 	mdnStatus: MdnStatus;
 	mdnData: MdnData | null;
+	/** Outbound: MDNs that were received and rejected, oldest first (the most recent few). */
+	rejectedMdns: RejectedMdn[];
 	/** Outbound: the MIC the partner's MDN must return; inbound: the MIC we computed. `base64, sha-256`. */
 	mic: string | null;
 	priority: MessagePriority;

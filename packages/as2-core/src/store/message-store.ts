@@ -1,4 +1,10 @@
-import type { MessageListFilter, MessageRecord, MessageStatus, PartnerTraffic } from "./message-records.ts";
+import type {
+	MessageListFilter,
+	MessageRecord,
+	MessageStatus,
+	PartnerTraffic,
+	RejectedMdn,
+} from "./message-records.ts";
 import type { Page, PageRequest } from "./pagination.ts";
 
 export type MessagePatch = Partial<Omit<MessageRecord, "id" | "accountId" | "tenantId" | "direction" | "createdAt">>;
@@ -25,6 +31,11 @@ export interface MessageStore {
 	transition(id: string, from: readonly MessageStatus[], patch: MessagePatch): Promise<MessageRecord | null>;
 	/** A patch that does not change the status (attempt bookkeeping, MDN details). */
 	update(id: string, patch: Omit<MessagePatch, "status">): Promise<MessageRecord | null>;
+	/**
+	 * Appends a rejected MDN to the message's `rejectedMdns`, keeping the newest `keep`, in one
+	 * atomic step (concurrent MDNs all land); null when there is no such message.
+	 */
+	addRejectedMdn(id: string, entry: RejectedMdn, keep: number): Promise<MessageRecord | null>;
 	/** Outbound messages `sent` with an MDN pending whose deadline passed: the MDN timeout scan. */
 	listMdnOverdue(now: Date, limit: number): Promise<MessageRecord[]>;
 	/** Traffic with one partner since `since` (statistics, recent activity by UTC day). */

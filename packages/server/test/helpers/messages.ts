@@ -35,6 +35,7 @@ export function messageRecord(
 		mdnMode: "sync",
 		mdnStatus: "pending",
 		mdnData: null,
+		rejectedMdns: [],
 		mic: null,
 		priority: "normal",
 		headers: {},

@@ -11,6 +11,14 @@ const RAW_MESSAGES = rawTable(messages);
 const CREATE = RAW_MESSAGES.insertSql();
 const BY_ID = `select ${RAW_MESSAGES.columns} from "messages" where "id" = $1`;
 const BY_TENANT_AND_ID = `${BY_ID} and "tenant_id" = $2`;
+// One UPDATE, so concurrent MDNs all land: the row lock orders them. `json`, not `jsonb`,
+// keeps each entry's keys in the order written (schema.ts).
+const ADD_REJECTED_MDN = `update "messages" set "rejected_mdns" = (
+	select coalesce(json_agg(entry order by n), '[]'::json) from (
+		select entry, n from json_array_elements("rejected_mdns") with ordinality as kept(entry, n)
+		union all select $2::json, json_array_length("rejected_mdns") + 1
+	) appended where n > json_array_length("rejected_mdns") + 1 - $3
+) where "id" = $1 returning ${RAW_MESSAGES.columns}`;
 const fromRaw = (rows: Record<string, unknown>[]) => (rows[0] ? toMessage(RAW_MESSAGES.fromRow(rows[0])) : null);
 
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
@@ -100,6 +108,8 @@ export function createMessageStore(runner: Runner): MessageStore {
 				)
 				.then(fromRaw);
 		},
+		addRejectedMdn: (id, entry, keep) =>
+			runner.query<Record<string, unknown>>(ADD_REJECTED_MDN, [id, JSON.stringify(entry), keep]).then(fromRaw),
 		listMdnOverdue: async (now, limit) => {
 			const rows = await runner.run((db) =>
 				db

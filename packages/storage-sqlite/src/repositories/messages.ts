@@ -14,6 +14,11 @@ const BY_ID = `select ${RAW.columns} from "messages" where "id" = ?`;
 const BY_MESSAGE_ID_FROM = `select ${RAW.columns} from "messages" indexed by "messages_message_id_idx"`;
 export const BY_MESSAGE_ID = `${BY_MESSAGE_ID_FROM} where "tenant_id" = ? and "message_id" = ? and "direction" = ? order by "created_at" desc limit 1`;
 export const BY_MESSAGE_ID_OF_PARTNER = `${BY_MESSAGE_ID_FROM} where "tenant_id" = ? and "message_id" = ? and "direction" = ? and "partner_id" = ? order by "created_at" desc limit 1`;
+// One statement, so concurrent MDNs all land; json_group_array keeps the order given.
+const ADD_REJECTED_MDN = `update "messages" set "rejected_mdns" = (
+	select json_group_array(json("value") order by "key") from json_each(json_insert("rejected_mdns", '$[#]', json(?)))
+	where "key" > json_array_length("rejected_mdns") - ?
+) where "id" = ? returning ${RAW.columns}`;
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
 export function createMessageStore(exec: Exec): MessageStore {
@@ -56,6 +61,13 @@ export function createMessageStore(exec: Exec): MessageStore {
 				const set = RAW.setClause(patch);
 				const sql = `update "messages" set ${set.sql} where "id" = ? returning ${RAW.columns}`;
 				const row = db.$client.prepare(sql).get(...set.params, id) as Record<string, unknown> | undefined;
+				return row ? toMessage(RAW.fromRow(row)) : null;
+			}),
+		addRejectedMdn: (id, entry, keep) =>
+			exec((db) => {
+				const row = db.$client.prepare(ADD_REJECTED_MDN).get(JSON.stringify(entry), keep, id) as
+					| Record<string, unknown>
+					| undefined;
 				return row ? toMessage(RAW.fromRow(row)) : null;
 			}),
 		listMdnOverdue: (now, limit) =>

@@ -99,6 +99,7 @@ export async function processInbound(
 			mdnMode,
 			mdnStatus: mdnMode === "none" ? "none" : mdnMode === "sync" ? "received" : "pending",
 			mdnData: null,
+			rejectedMdns: [],
 			mic: formatMic(report.mic),
 			priority: "normal",
 			headers: {},

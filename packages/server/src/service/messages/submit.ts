@@ -112,6 +112,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					mdnMode,
 					mdnStatus: mdnMode === "none" ? "none" : "pending",
 					mdnData: null,
+					rejectedMdns: [],
 					mic: null,
 					priority: input.priority ?? "normal",
 					headers,

@@ -58,6 +58,7 @@ export async function as2RoundTrip(
 		mdnMode: "sync",
 		mdnStatus: "pending",
 		mdnData: null,
+		rejectedMdns: [],
 		mic: null,
 		priority: "normal",
 		headers: {},

@@ -1,0 +1,1 @@
+ALTER TABLE "messages" ADD COLUMN "rejected_mdns" json DEFAULT '[]'::json NOT NULL;

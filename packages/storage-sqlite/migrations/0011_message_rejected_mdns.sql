@@ -1,0 +1,1 @@
+ALTER TABLE `messages` ADD `rejected_mdns` text DEFAULT '[]' NOT NULL;
