@@ -187,8 +187,14 @@ describe("security failures come back as negative MDNs and fail the message", ()
 		for (const c of certs) await pair.a.call("POST", `/v1/certificates/${c.id}/deactivate`);
 		const planted = await pair.a.call("POST", `/v1/partners/${partnerOnA}/certificates`, {
 			name: "wrong",
-			usage: "both",
+			usage: "encryption",
 			certificate: wrong.certPem,
+		});
+		// B's receipt must still verify: an MDN whose signature does not settles nothing (forged-mdn.test.ts).
+		const signing = await pair.a.call("POST", `/v1/partners/${partnerOnA}/certificates`, {
+			name: "beta signing",
+			usage: "signing",
+			certificate: pair.b.identityPem,
 		});
 		try {
 			const bEvents = await eventCount(pair.b);
@@ -199,11 +205,9 @@ describe("security failures come back as negative MDNs and fail the message", ()
 			expect(failed.mdnData?.disposition).toMatch(
 				/^automatic-action\/MDN-sent-automatically; processed\/error: decryption-failed$/,
 			);
-			// A holds the wrong certificate for B here, so it cannot verify B's signed receipt either:
-			// the message fails on the disposition alone.
 			expect(failed.mdnData).toMatchObject({
 				signed: true,
-				signatureValid: false,
+				signatureValid: true,
 				originalMessageId: failed.messageId,
 			});
 			expect(await kinds(pair.a, failed.id)).toEqual(["message.queued", "message.failed"]);
@@ -217,6 +221,7 @@ describe("security failures come back as negative MDNs and fail the message", ()
 			expect(await eventCount(pair.b)).toBe(bEvents);
 		} finally {
 			await pair.a.call("DELETE", `/v1/certificates/${planted.json.data.id}`);
+			await pair.a.call("DELETE", `/v1/certificates/${signing.json.data.id}`);
 			for (const c of certs) await pair.a.call("POST", `/v1/certificates/${c.id}/activate`);
 		}
 	});

@@ -1,3 +1,4 @@
+import type { MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { PeriodicTask } from "../jobs/scheduler.ts";
 import type { JobHandler } from "../jobs/worker.ts";
@@ -12,15 +13,20 @@ export function mdnTimeoutHandler({ store, now }: ServiceDeps): JobHandler {
 			const at = now();
 			const overdue = await store.messages.listMdnOverdue(at, 200);
 			for (const message of overdue) {
-				await failMessage(
-					store,
-					message,
-					{ code: "MDN_TIMEOUT", message: `no MDN arrived by ${message.mdnDeadline?.toISOString()}` },
-					at,
-					{ mdnStatus: "timeout", mdnDeadline: null },
-				);
+				await failMessage(store, message, { code: "MDN_TIMEOUT", message: timeoutMessage(message) }, at, {
+					mdnStatus: "timeout",
+					mdnDeadline: null,
+				});
 			}
 			if (overdue.length < 200) return;
 		}
 	};
+}
+
+/** Says so when MDNs did come but were rejected (apply-mdn.ts): the likely fix is the partner's certificate. */
+function timeoutMessage(message: MessageRecord): string {
+	const base = `no valid MDN arrived by ${message.mdnDeadline?.toISOString()}`;
+	const latest = message.rejectedMdns.at(-1);
+	if (!latest) return base;
+	return `${base}; ${message.rejectedMdns.length} rejected (the latest because ${latest.reason}), see rejected_mdns`;
 }

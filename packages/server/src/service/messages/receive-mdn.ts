@@ -44,7 +44,9 @@ async function peek(deps: ServiceDeps, key: string): Promise<Uint8Array> {
 /**
  * An async MDN for one of our outbound messages: verified with the partner's certificates and
  * matched by Original-Message-ID within the tenant and partner, then applied (delivered or
- * failed). 200 when applied, 404 when no such message awaits an MDN, 400 when unreadable.
+ * failed). 200 when applied, 404 when no such message awaits an MDN, 400 when unreadable or
+ * rejected (apply-mdn.ts: it settles nothing, it is recorded on the message, which keeps
+ * waiting for a valid MDN).
  */
 export async function receiveAsyncMdn(
 	deps: ServiceDeps,
@@ -86,7 +88,20 @@ export async function receiveAsyncMdn(
 	if (message.status !== "sent" && message.status !== "processing") {
 		return reply(200, `message ${mdn.originalMessageId} was already settled (${message.status})`);
 	}
-	await applyMdn(store, message, mdn, { signedRequested: context.partner.settings.mdn.signed, at });
+	const { verdict } = await applyMdn(store, message, mdn, {
+		signedRequested: context.partner.settings.mdn.signed,
+		at,
+		via: "async",
+	});
+	if (verdict.outcome === "rejected") {
+		deps.logger.warn(
+			{ messageId: message.id, partnerId: context.partner.id, reason: verdict.reason },
+			"async MDN rejected; the message keeps waiting for a valid one",
+		);
+		// Not a 2xx: a partner whose genuine MDN we cannot verify yet (its certificate not
+		// uploaded) sees the refusal, and a retry after the fix settles the message.
+		return reply(400, `the MDN was not accepted: ${verdict.reason}`);
+	}
 	return reply(200, "MDN received");
 }
 

@@ -169,6 +169,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			await applyMdn(store, message, mdn, {
 				signedRequested: settings.mdn.signed,
 				at: done,
+				via: "sync",
 				patch: { transmissionTimeMs: result.timeMs },
 				// The job ends with the outcome, in its transaction.
 				also: completeIn,

@@ -1,4 +1,4 @@
-import type { MdnData, MessageRecord } from "@as2kit/core/store";
+import type { MdnData, MessageRecord, RejectedMdn } from "@as2kit/core/store";
 import * as v from "valibot";
 import { formatInstant, formatOptionalInstant } from "./instant.ts";
 import { idSchema, instantSchema, nullableInstantSchema } from "./schema-types.ts";
@@ -96,10 +96,45 @@ export function mdnDataView(mdn: MdnData): v.InferOutput<typeof mdnDataSchema> {
 	};
 }
 
+export const rejectedMdnSchema = v.pipe(
+	v.object({
+		received_at: instantSchema,
+		reason: v.pipe(v.string(), v.description("why it settled nothing")),
+		disposition: v.string(),
+		original_message_id: v.string(),
+		message_id: v.pipe(v.nullable(v.string()), v.description("the MDN's own Message-ID, when it had one")),
+		reporting_ua: v.nullable(v.string()),
+		received_content_mic: v.nullable(v.string()),
+		signed: v.boolean(),
+		signature_valid: v.pipe(v.nullable(v.boolean()), v.description("null when unsigned")),
+	}),
+	v.description(
+		"An MDN received for this message that settled nothing: unsigned where the partner agreement asks for a signed MDN, signed by a key that is not the partner's, or unsigned with a Received-Content-MIC that is not ours (or none for a signed message). Anyone can POST an MDN to /as2/receive, so such an MDN is only recorded: an async one leaves the message `sent` with mdn_status `pending` until a valid MDN arrives or the MDN timeout (AS2_MDN_TIMEOUT_SECONDS) fails it with MDN_TIMEOUT; a sync one (the answer to our own POST, after which no other MDN comes) fails it with INVALID_MDN.",
+	),
+);
+
+export function rejectedMdnView(entry: RejectedMdn): v.InferOutput<typeof rejectedMdnSchema> {
+	return {
+		received_at: formatInstant(new Date(entry.receivedAt)),
+		reason: entry.reason,
+		disposition: entry.disposition,
+		original_message_id: entry.originalMessageId,
+		message_id: entry.messageId,
+		reporting_ua: entry.reportingUa,
+		received_content_mic: entry.receivedContentMic,
+		signed: entry.signed,
+		signature_valid: entry.signatureValid,
+	};
+}
+
 export const messageDetailSchema = v.object({
 	...messageSchema.entries,
 	partner: v.object({ ...partnerRefSchema.entries, url: v.string() }),
 	mdn_data: v.nullable(mdnDataSchema),
+	rejected_mdns: v.pipe(
+		v.array(rejectedMdnSchema),
+		v.description("Outbound: the MDNs that were rejected, oldest first (the 20 most recent); empty otherwise."),
+	),
 	mic: v.nullable(v.string()),
 	headers: v.record(v.string(), v.string()),
 	transmission_time_ms: v.nullable(v.number()),
@@ -118,6 +153,7 @@ export function messageDetailView(message: MessageRecord): v.InferOutput<typeof 
 			url: message.partnerUrl,
 		},
 		mdn_data: message.mdnData ? mdnDataView(message.mdnData) : null,
+		rejected_mdns: message.rejectedMdns.map(rejectedMdnView),
 		mic: message.mic,
 		headers: message.headers,
 		transmission_time_ms: message.transmissionTimeMs,
