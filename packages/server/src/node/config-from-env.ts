@@ -57,6 +57,10 @@ const envSchema = v.object({
 	AS2_WORKER_CONCURRENCY: seconds("16"),
 	AS2_RECEIVE_BURST: seconds("2000"),
 	AS2_RECEIVE_PER_SECOND: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number)), "500"),
+	AS2_RECEIVE_CONCURRENCY: v.optional(
+		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(1)),
+		"64",
+	),
 	TLS_CERT_FILE: optionalText,
 	TLS_KEY_FILE: optionalText,
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),

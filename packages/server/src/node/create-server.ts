@@ -58,6 +58,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			publicUrl: config.AS2_PUBLIC_URL,
 			receiveBurst: config.AS2_RECEIVE_BURST,
 			receivePerSecond: config.AS2_RECEIVE_PER_SECOND,
+			receiveConcurrency: config.AS2_RECEIVE_CONCURRENCY,
 		},
 	});
 	const clientIp = (c: Context) => {

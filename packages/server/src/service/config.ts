@@ -39,9 +39,14 @@ export interface ServiceConfig {
 	httpTimeoutSeconds: number;
 	/** This deployment's public base URL, for async MDN receipts (`AS2_PUBLIC_URL`). */
 	publicUrl: string | null;
-	/** `/as2/receive` per partner: burst and sustained messages per second (`AS2_RECEIVE_BURST`, `AS2_RECEIVE_PER_SECOND`). */
+	/**
+	 * `/as2/receive` per partner: the deployment's cap on burst and sustained messages per second
+	 * (`AS2_RECEIVE_BURST`, `AS2_RECEIVE_PER_SECOND`); each plan's own limits are lower (plans.ts).
+	 */
 	receiveBurst: number;
 	receivePerSecond: number;
+	/** Inbound messages received or processed at once on this instance (`AS2_RECEIVE_CONCURRENCY`). */
+	receiveConcurrency: number;
 }
 
 export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
@@ -63,4 +68,5 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	publicUrl: null,
 	receiveBurst: 2000,
 	receivePerSecond: 500,
+	receiveConcurrency: 64,
 };

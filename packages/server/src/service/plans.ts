@@ -13,6 +13,14 @@ export interface Plan {
 	certificates: number | null;
 	partnerTestsPerHour: number | null;
 	monthlyLiveMessages: number | null;
+	/**
+	 * `/as2/receive`, per partner: a token bucket of `receiveBurst` messages refilled at
+	 * `receivePerSecond`; null = the deployment's cap alone (AS2_RECEIVE_BURST,
+	 * AS2_RECEIVE_PER_SECOND), which also caps every plan's values. The plan's `concurrent`
+	 * bounds how many inbound messages of a tenant are received or processed at once.
+	 */
+	receiveBurst: number | null;
+	receivePerSecond: number | null;
 }
 
 const MB = 1024 * 1024;
@@ -28,6 +36,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 		certificates: 10,
 		partnerTestsPerHour: 10,
 		monthlyLiveMessages: 1_000,
+		receiveBurst: 50,
+		receivePerSecond: 1,
 	},
 	starter: {
 		name: "starter",
@@ -39,6 +49,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 		certificates: 25,
 		partnerTestsPerHour: 50,
 		monthlyLiveMessages: 10_000,
+		receiveBurst: 200,
+		receivePerSecond: 5,
 	},
 	professional: {
 		name: "professional",
@@ -50,6 +62,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 		certificates: 100,
 		partnerTestsPerHour: 200,
 		monthlyLiveMessages: 100_000,
+		receiveBurst: 1000,
+		receivePerSecond: 25,
 	},
 	enterprise: {
 		name: "enterprise",
@@ -61,10 +75,23 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 		certificates: null,
 		partnerTestsPerHour: null,
 		monthlyLiveMessages: null,
+		receiveBurst: null,
+		receivePerSecond: null,
 	},
 };
 
 export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+
+/** The per-partner receive limits of a plan, capped by the deployment's (AS2_RECEIVE_BURST, AS2_RECEIVE_PER_SECOND). */
+export function receiveLimits(
+	plan: Plan,
+	cap: { receiveBurst: number; receivePerSecond: number },
+): { capacity: number; refillPerSecond: number } {
+	return {
+		capacity: Math.min(plan.receiveBurst ?? cap.receiveBurst, cap.receiveBurst),
+		refillPerSecond: Math.min(plan.receivePerSecond ?? cap.receivePerSecond, cap.receivePerSecond),
+	};
+}
 
 /** The plan with the deployment's custom Enterprise limits applied. */
 export function planOf(

@@ -35,17 +35,24 @@ export function as2Routes(clientIp: (c: Context) => string) {
 		tags: ["AS2"],
 		summary: "Receive an AS2 message or an async MDN from a partner (RFC 4130)",
 		description:
-			"Routed by AS2-To to a tenant and by AS2-From to one of its partners. A sync MDN request is answered with the MDN; otherwise 200 as soon as the message is stored. Limited per partner (429 with Retry-After).",
+			"Routed by AS2-To to a tenant and by AS2-From to one of its partners. A sync MDN request is answered with the MDN; otherwise 200 as soon as the message is stored. Limited per partner at the tenant plan's receive rate (burst 50 and 1 message/s on Free, 200 and 5/s on Starter, 1,000 and 25/s on Professional; AS2_RECEIVE_BURST and AS2_RECEIVE_PER_SECOND cap every plan and set Enterprise's): over it, 429 with Retry-After. Inbound work is bounded per tenant (the plan's concurrent requests) and per instance (AS2_RECEIVE_CONCURRENCY): over it, 503 with Retry-After, which AS2 senders retry. An async MDN that does not verify settles nothing: 400, recorded in the message's rejected_mdns.",
 		public: true,
 		responses: {
 			200: {
 				description: "a sync MDN (multipart/report, possibly signed), or a short text",
 				content: { "multipart/report": {}, "multipart/signed": {}, "text/plain": {} },
 			},
-			400: { description: "malformed AS2 headers or body", content: { "text/plain": {} } },
+			400: {
+				description: "malformed AS2 headers or body, or an async MDN that was not accepted",
+				content: { "text/plain": {} },
+			},
 			404: { description: "unknown AS2-To or AS2-From (when no MDN can be returned)", content: { "text/plain": {} } },
 			413: { description: "the message is larger than the tenant's plan allows", content: { "text/plain": {} } },
 			429: { description: "too many messages from this partner", content: { "text/plain": {} } },
+			503: {
+				description: "too many inbound messages in progress for this tenant or instance; retry after Retry-After",
+				content: { "text/plain": {} },
+			},
 		},
 	});
 	return new Hono<AppEnv>().post("/receive", description, handler).post("/mdn", description, handler);

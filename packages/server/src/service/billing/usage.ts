@@ -60,8 +60,32 @@ export async function checkMessageAllowance(
 }
 
 /**
- * Counts one live message (sent or received) and its bytes, in the caller's transaction, and
- * records billing.usage_threshold the first time the month crosses 75, 90 and 100 %.
+ * Counts a received message (README, Usage), in the caller's transaction. Toward the monthly
+ * allowance only when it was signed — unpack verified the signature with the partner's
+ * certificate, so the partner sent it. An unsigned message (from a partner whose agreement
+ * does not require signing) may come from anyone who knows two AS2 ids: a flood of forged
+ * ones used to use up a Free account's month and lock it out of sending (issue #16). So it is
+ * counted apart (`unsigned_received_messages`, `unsigned_received_bytes`), limited by the
+ * plan's receive rate instead. The allowance never refuses inbound: that would lose a
+ * partner's document; it refuses live sends only (checkMessageAllowance).
+ */
+export async function countReceivedMessage(
+	tx: As2Store,
+	account: { id: string; plan: PlanName },
+	config: ServiceConfig,
+	message: { signed: boolean; bytes: number },
+	at: Date,
+): Promise<void> {
+	if (message.signed) return countLiveMessage(tx, account, config, message.bytes, at);
+	const period = billingPeriod(at).key;
+	await tx.usage.increment({ accountId: account.id, period, metric: "unsigned_received_messages", by: 1 });
+	await tx.usage.increment({ accountId: account.id, period, metric: "unsigned_received_bytes", by: message.bytes });
+}
+
+/**
+ * Counts one live message (sent, or received signed) and its bytes, in the caller's
+ * transaction, and records billing.usage_threshold the first time the month crosses 75, 90
+ * and 100 %.
  */
 export async function countLiveMessage(
 	tx: As2Store,

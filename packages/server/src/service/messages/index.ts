@@ -1,6 +1,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { createEpcisIndexHandler, EPCIS_INDEX_JOB } from "../epcis/index-job.ts";
 import type { JobHandler } from "../jobs/worker.ts";
+import { createInboundConcurrency } from "./inbound-concurrency.ts";
 import { createKeyMaterial } from "./key-material.ts";
 import { MDN_TIMEOUT_SCAN, mdnTimeoutHandler } from "./mdn-timeout.ts";
 import { createReceiver } from "./receive.ts";
@@ -14,9 +15,10 @@ import { createSubmit } from "./submit.ts";
 /** The message pipeline: submission, inbound receipt, and the jobs between them. */
 export function createMessagePipeline(deps: ServiceDeps) {
 	const keys = createKeyMaterial(deps.store, deps.sealKey);
+	const inbound = createInboundConcurrency(deps.config.receiveConcurrency);
 	const handlers: Record<string, JobHandler> = {
 		[SEND_JOB]: createSendHandler(deps, keys),
-		[RECEIVE_JOB]: createReceiveHandler(deps, keys),
+		[RECEIVE_JOB]: createReceiveHandler(deps, keys, inbound),
 		[SEND_MDN_JOB]: createSendMdnHandler(deps, keys),
 		[SIMULATED_MDN_JOB]: (job) => deliverSimulatedMdn(deps, String(job.payload.messageId)),
 		[MDN_TIMEOUT_SCAN.name]: mdnTimeoutHandler(deps),
@@ -25,7 +27,9 @@ export function createMessagePipeline(deps: ServiceDeps) {
 	return {
 		keys,
 		submit: createSubmit(deps, keys),
-		receive: createReceiver(deps, keys),
+		receive: createReceiver(deps, keys, inbound),
+		/** This instance's bound of inbound work (inbound-concurrency.ts). */
+		inbound,
 		handlers,
 		tasks: [MDN_TIMEOUT_SCAN],
 	};

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { formatMic, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
-import { countLiveMessage } from "../billing/usage.ts";
+import { countReceivedMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
@@ -129,7 +129,7 @@ export async function processInbound(
 			const message = await store.transaction(async (tx) => {
 				record.id = await tx.ids.next("msg_");
 				await tx.messages.create(record);
-				if (account) await countLiveMessage(tx, account, config, record.bytes, at);
+				if (account) await countReceivedMessage(tx, account, config, record, at);
 				await recordEvent(
 					tx,
 					{

@@ -1,19 +1,24 @@
 import { MimeHeaders, readMdnRequest, stripMessageId } from "@as2kit/core";
 import type { ServiceDeps } from "../deps.ts";
-import type { JobHandler } from "../jobs/worker.ts";
+import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
+import { planOf } from "../plans.ts";
+import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { processInbound } from "./process-inbound.ts";
 import { SEND_MDN_JOB } from "./send-job-kind.ts";
+
+/** How long a receive job waits when inbound processing is at its bound. */
+const BUSY_RETRY_MS = 2000;
 
 /**
  * The `message.receive` job: an inbound message whose sender did not wait for a sync MDN,
  * processed from its stored raw body. A failure that deserves an async MDN gets one (a job of
  * its own); the raw body is removed once processed.
  */
-export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
-	const { store, blobs, now } = deps;
+export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial, inbound: InboundConcurrency): JobHandler {
+	const { store, blobs, now, config } = deps;
 	return async (job) => {
 		const { accountId, tenantId, partnerId, blobKey } = job.payload as {
 			accountId: string;
@@ -28,16 +33,25 @@ export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 			await blobs.delete(blobKey).catch(() => {});
 			return;
 		}
+		const account = await store.accounts.get(tenant.accountId);
+		// The same bound as /as2/receive (inbound-concurrency.ts): over it, the job runs later.
+		const release = inbound.tryEnter(tenant.id, planOf(account?.plan ?? "free", config.enterpriseLimits).concurrent);
+		if (!release) throw new RetryJob(new Date(now().getTime() + BUSY_RETRY_MS), "inbound processing is at its bound");
 		const mdnRequest = readMdnRequest(headers);
 		const messageId = stripMessageId(headers.get("message-id") ?? "");
-		const outcome = await processInbound(deps, keys, {
-			tenant,
-			partner: effectivePartner(row).record,
-			headers,
-			messageId,
-			mdnRequest,
-			body: { blobKey },
-		});
+		let outcome: Awaited<ReturnType<typeof processInbound>>;
+		try {
+			outcome = await processInbound(deps, keys, {
+				tenant,
+				partner: effectivePartner(row).record,
+				headers,
+				messageId,
+				mdnRequest,
+				body: { blobKey },
+			});
+		} finally {
+			release();
+		}
 		if (outcome.error !== null && mdnRequest?.mode === "async") {
 			// No message was stored: the negative MDN carries its own facts.
 			const at = now();

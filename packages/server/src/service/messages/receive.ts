@@ -12,8 +12,9 @@ import {
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
-import { planOf } from "../plans.ts";
+import { type Plan, planOf, receiveLimits } from "../plans.ts";
 import { createInboundAdmission } from "./inbound-admission.ts";
+import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { type InboundMessage, processInbound } from "./process-inbound.ts";
@@ -23,6 +24,8 @@ import { bytesBody, messageIdDomain } from "./submit.ts";
 
 /** Bodies up to this size are read into memory; larger ones stream to the blob store first. */
 const IN_MEMORY_BYTES = 1024 * 1024;
+/** What a 503 for too much inbound work at once asks the sender to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 /** Encoding and CMS overhead over the plan's payload limit that a message body may carry. */
 const BODY_OVERHEAD = (payload: number) => Math.ceil(payload * 1.4) + 1024 * 1024;
 
@@ -49,7 +52,7 @@ export type ReceiveResponse = MdnReply | { status: number; headers: Array<[strin
  * answered at once otherwise, its processing and async MDN following as jobs. Unknown routing
  * is a negative MDN where one can be returned, a 4xx otherwise. Limited per partner.
  */
-export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
+export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: InboundConcurrency) {
 	const { store, blobs, now, config } = deps;
 	const domain = messageIdDomain(config.publicUrl);
 	const admission = createInboundAdmission(store);
@@ -110,18 +113,24 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 		}
 		const { tenant, partner, to, from } = routed;
 		const context = { headers, tenant, from, to, mdnRequest };
-		const limited = await admitPartner(tenant, partner, from, request.clientIp);
+		const account = tenant ? await store.accounts.get(tenant.accountId) : null;
+		const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
+		const limited = await admitPartner(tenant, partner, plan, from, request.clientIp);
 		if (limited) return limited;
 		if (!tenant) return refuse(new As2Error("UNKNOWN_TRADING_PARTNER", `no tenant has the AS2 id ${to}`), context);
-		const account = await store.accounts.get(tenant.accountId);
-		const maxBody = BODY_OVERHEAD(planOf(account?.plan ?? "free", config.enterpriseLimits).maxPayloadBytes);
+		// Held from the first body byte to the answer: receiving and (for a sync MDN) processing.
+		const release = inbound.tryEnter(tenant.id, plan.concurrent);
+		if (!release) return busy();
+		const maxBody = BODY_OVERHEAD(plan.maxPayloadBytes);
 		if (request.contentLength !== null && request.contentLength > maxBody) {
+			release();
 			return text(413, `the message exceeds ${maxBody} bytes`);
 		}
 		let body: Uint8Array | { blobKey: string };
 		try {
 			body = await readBody(request, maxBody);
 		} catch (error) {
+			release();
 			return text(isAs2Error(error) ? error.status : 400, isAs2Error(error) ? error.message : "cannot read the body");
 		}
 		const blobKey = body instanceof Uint8Array ? null : body.blobKey;
@@ -172,6 +181,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 				domain,
 			});
 		} finally {
+			release();
 			if (blobKey && !keepBlob) await blobs.delete(blobKey).catch(() => {});
 		}
 	};
@@ -187,18 +197,22 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial) {
 		return { blobKey: blob.key };
 	}
 
-	/** decisions.md: `/as2/receive` is limited per partner, never by a tenant's API traffic. */
+	/**
+	 * decisions.md: `/as2/receive` is limited per partner, never by a tenant's API traffic, at
+	 * the tenant plan's receive limits (plans.ts); senders nobody knows, per client address, at
+	 * the Free plan's.
+	 */
 	async function admitPartner(
 		tenant: TenantRecord | null,
 		partner: PartnerRecord | null,
+		plan: Plan,
 		from: string,
 		clientIp: string,
 	): Promise<ReceiveResponse | null> {
-		const key = tenant && partner ? `as2:${tenant.id}:${partner.id}` : `as2-unknown:${clientIp}`;
+		const known = tenant && partner;
 		const taken = await admission.admit({
-			key,
-			capacity: config.receiveBurst,
-			refillPerSecond: config.receivePerSecond,
+			key: known ? `as2:${tenant.id}:${partner.id}` : `as2-unknown:${clientIp}`,
+			...receiveLimits(known ? plan : planOf("free"), config),
 			now: now(),
 		});
 		if (taken.allowed) return null;
@@ -230,6 +244,18 @@ async function readAll(
 
 export function rawKey(at: Date): string {
 	return `inbound/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
+}
+
+/** Over the instance's or the tenant's bound of inbound work (inbound-concurrency.ts): AS2 senders retry a 503. */
+function busy(): ReceiveResponse {
+	return {
+		status: 503,
+		headers: [
+			["Content-Type", "text/plain; charset=utf-8"],
+			["Retry-After", String(BUSY_RETRY_AFTER_SECONDS)],
+		],
+		body: new TextEncoder().encode("too many inbound messages in progress; retry later\n"),
+	};
 }
 
 function text(status: number, message: string): ReceiveResponse {
