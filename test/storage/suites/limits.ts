@@ -28,6 +28,14 @@ export const limitTests = {
 		const results = await Promise.all(Array.from({ length: 10 }, () => store.rateLimits.take({ ...bucket, now: T0 })));
 		expect(results.filter((r) => r.allowed)).toHaveLength(3);
 	},
+	"rate limits - takes whose clocks arrive out of order refill each second once": async ({ store }) => {
+		// Requests read the clock, then wait for the bucket: a later reading may take first.
+		for (let i = 0; i < 3; i++) await store.rateLimits.take({ ...bucket, now: T0 });
+		expect((await store.rateLimits.take({ ...bucket, now: at(2) })).allowed).toBe(true);
+		expect((await store.rateLimits.take({ ...bucket, now: at(1) })).allowed).toBe(true);
+		// T0 to 2 s refilled two tokens, both taken; the "1 s" take must not refill 1 to 2 s again.
+		expect((await store.rateLimits.take({ ...bucket, now: at(2) })).allowed).toBe(false);
+	},
 	"rate limits - upTo takes as many whole tokens as there are, up to it": async ({ store }) => {
 		const five = { key: "partner:1", capacity: 5, refillPerSecond: 1 };
 		const results = [];

@@ -23,18 +23,22 @@ export interface BucketOptions {
 
 /**
  * The token bucket's arithmetic, for the stores: refill `bucket` (null: a new, full one) for
- * the time elapsed, then take up to `upTo` whole tokens. `tokens` is the new level to store.
+ * the time elapsed, then take up to `upTo` whole tokens. `tokens` and `updatedAt` are the new
+ * state to store. Concurrent requests reach the bucket in another order than their clocks
+ * read: the bucket's time never goes back (a take "earlier" than the last refill refills
+ * nothing), or the same seconds would be refilled twice and more admitted than the rate.
  */
 export function takeFromBucket(
 	bucket: { tokens: number; updatedAt: Date } | null,
 	{ capacity, refillPerSecond, now, upTo = 1 }: BucketOptions,
-): TakeResult & { tokens: number } {
+): TakeResult & { tokens: number; updatedAt: Date } {
 	const elapsed = bucket ? Math.max(0, now.getTime() - bucket.updatedAt.getTime()) / 1000 : 0;
 	const available = bucket ? Math.min(capacity, bucket.tokens + elapsed * refillPerSecond) : capacity;
 	const taken = Math.max(0, Math.min(upTo, Math.floor(available)));
 	const tokens = available - taken;
 	return {
 		tokens,
+		updatedAt: bucket && bucket.updatedAt > now ? bucket.updatedAt : now,
 		allowed: taken >= 1,
 		taken,
 		remaining: Math.floor(tokens),

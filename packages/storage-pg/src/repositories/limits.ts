@@ -24,8 +24,8 @@ export function createRateLimitStore(runner: Runner): RateLimitStore {
 		take: (options) =>
 			runner.atomic(async (db) => {
 				const bucket = await lockBucket(db, options.key, options.capacity, options.now);
-				const { tokens, ...result } = takeFromBucket(bucket, options);
-				await db.update(rateBuckets).set({ tokens, updatedAt: options.now }).where(eq(rateBuckets.key, options.key));
+				const { tokens, updatedAt, ...result } = takeFromBucket(bucket, options);
+				await db.update(rateBuckets).set({ tokens, updatedAt }).where(eq(rateBuckets.key, options.key));
 				return result;
 			}),
 		acquireSlot: ({ key, limit, now, expiresAt }) =>

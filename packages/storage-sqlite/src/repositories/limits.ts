@@ -16,8 +16,8 @@ export function createRateLimitStore(exec: Exec): RateLimitStore {
 		take: (options) =>
 			exec((db): TakeResult => {
 				const row = db.$client.prepare(BUCKET).get(options.key) as Record<string, unknown> | undefined;
-				const { tokens, ...result } = takeFromBucket(row ? BUCKETS.fromRow(row) : null, options);
-				db.$client.prepare(PUT_BUCKET).run(...BUCKETS.toParams({ key: options.key, tokens, updatedAt: options.now }));
+				const { tokens, updatedAt, ...result } = takeFromBucket(row ? BUCKETS.fromRow(row) : null, options);
+				db.$client.prepare(PUT_BUCKET).run(...BUCKETS.toParams({ key: options.key, tokens, updatedAt }));
 				return result;
 			}),
 		acquireSlot: ({ key, limit, now, expiresAt }) =>
