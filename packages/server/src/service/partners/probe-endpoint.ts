@@ -64,16 +64,15 @@ export async function probeEndpoint(url: string, options: ProbeOptions): Promise
 			details: { host, address, family: found.family },
 		});
 	} catch (error) {
-		steps.push({ step: "dns", status: "failure", durationMs: elapsed(t), details: { host, error: messageOf(error) } });
+		const refused = error instanceof RefusedTarget;
+		const reason = refused ? `refused: ${messageOf(error)}` : messageOf(error);
+		steps.push({ step: "dns", status: "failure", durationMs: elapsed(t), details: { host, error: reason } });
 		return {
 			reachable: false,
 			steps,
 			responseTimeMs: null,
 			tls: null,
-			error:
-				error instanceof RefusedTarget
-					? `refused: ${messageOf(error)}`
-					: `DNS lookup of ${host} failed: ${messageOf(error)}`,
+			error: refused ? reason : `DNS lookup of ${host} failed: ${reason}`,
 		};
 	}
 
