@@ -50,7 +50,7 @@ describe("a deployment without AS2_ALLOW_PRIVATE_TARGETS (with AS2_ALLOW_HTTP=1)
 
 	it("refuses every spelling of a private host at POST and PATCH of partners, master partners and webhooks", async () => {
 		let requests = 0;
-		for (const { host } of PRIVATE_HOSTS) {
+		for (const { host, loopback } of PRIVATE_HOSTS) {
 			for (const url of urlsOf(host)) {
 				const attempts = [
 					call(server.base, "POST", "/v1/partners", {
@@ -62,11 +62,14 @@ describe("a deployment without AS2_ALLOW_PRIVATE_TARGETS (with AS2_ALLOW_HTTP=1)
 						token: user.token,
 						body: { name: "Internal", as2_id: "INTERNAL", url },
 					}),
-					call(server.base, "POST", "/v1/webhook-endpoints", {
-						token: user.token,
-						body: { url, events: ["*"] },
-					}),
 				];
+				// A webhook endpoint that were wrongly saved would get this account's events at once:
+				// only loopback spellings, so that even a regression can reach no one but our listener.
+				if (loopback) {
+					attempts.push(
+						call(server.base, "POST", "/v1/webhook-endpoints", { token: user.token, body: { url, events: ["*"] } }),
+					);
+				}
 				for (const response of await Promise.all(attempts)) {
 					requests++;
 					expect(response.status, `${url}: ${response.text}`).toBe(422);
@@ -75,7 +78,8 @@ describe("a deployment without AS2_ALLOW_PRIVATE_TARGETS (with AS2_ALLOW_HTTP=1)
 				}
 			}
 		}
-		expect(requests).toBe(PRIVATE_HOSTS.length * 2 * 4);
+		const loopbacks = PRIVATE_HOSTS.filter((p) => p.loopback).length;
+		expect(requests).toBe(PRIVATE_HOSTS.length * 2 * 3 + loopbacks * 2);
 		// The partner kept its URL, and nothing was connected to.
 		const partner = await call(server.base, "GET", `/v1/partners/${publicPartner}`, { token: user.token });
 		expect(partner.json.data.url).toBe("https://as2.partner.example/as2");
