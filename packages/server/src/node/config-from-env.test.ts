@@ -28,6 +28,20 @@ describe("configFromEnv", () => {
 		expect(refusal).toMatch(/PORT: /);
 	});
 
+	it("keeps private targets closed unless AS2_ALLOW_PRIVATE_TARGETS=1, which AS2_ALLOW_HTTP=1 does not imply", () => {
+		expect(configFromEnv({}).AS2_ALLOW_PRIVATE_TARGETS).toBe(false);
+		expect(configFromEnv({ AS2_ALLOW_HTTP: "1" }).AS2_ALLOW_PRIVATE_TARGETS).toBe(false);
+		expect(configFromEnv({ AS2_ALLOW_PRIVATE_TARGETS: "1" }).AS2_ALLOW_PRIVATE_TARGETS).toBe(true);
+		expect(DEFAULT_CONFIG.allowPrivateTargets).toBe(false);
+	});
+
+	it("bounds inbound work at 64 messages per instance unless AS2_RECEIVE_CONCURRENCY says otherwise", () => {
+		expect(configFromEnv({}).AS2_RECEIVE_CONCURRENCY).toBe(64);
+		expect(DEFAULT_CONFIG.receiveConcurrency).toBe(64);
+		expect(configFromEnv({ AS2_RECEIVE_CONCURRENCY: "8" }).AS2_RECEIVE_CONCURRENCY).toBe(8);
+		expect(() => configFromEnv({ AS2_RECEIVE_CONCURRENCY: "0" })).toThrow(/AS2_RECEIVE_CONCURRENCY/);
+	});
+
 	it("takes DATABASE_URL as given: a postgres:// URL selects storage-pg (open-store.ts)", () => {
 		const url = "postgres://as2kit:secret@db.internal:5432/as2kit";
 		expect(configFromEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
