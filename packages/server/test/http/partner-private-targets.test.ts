@@ -3,9 +3,10 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RECEIVE_JOB, SEND_MDN_JOB } from "../../src/service/messages/send-job-kind.ts";
 import { PRIVATE_HOSTS } from "../helpers/private-hosts.ts";
 import { createKey, createTestApp, register, type TestApp, TestClock } from "../helpers/test-app.ts";
-import { eventually, startWorker } from "../helpers/worker.ts";
+import { eventually, jobContext, startWorker } from "../helpers/worker.ts";
 
 /**
  * Partner URLs and the SSRF guard (issue #16, defect 4): without AS2_ALLOW_PRIVATE_TARGETS a
@@ -60,6 +61,35 @@ describe("without AS2_ALLOW_PRIVATE_TARGETS", () => {
 			expect(connections).toBe(0);
 		},
 	);
+
+	it("does not deliver an async MDN to a private Receipt-Delivery-Option, and does not retry it", async () => {
+		await t.call("POST", "/v1/partners", {
+			token,
+			body: { name: "Asker", as2_id: "ASKER", url: "https://as2.asker.example/as2" },
+		});
+		const tenant = (await t.call("GET", "/v1/tenants", { token })).json.data[0];
+		const received = await t.app.request("/as2/receive", {
+			method: "POST",
+			headers: {
+				"as2-from": "ASKER",
+				"as2-to": tenant.as2_id,
+				"message-id": "<asks-for-a-private-receipt@asker.example>",
+				"content-type": "application/edi-x12",
+				"disposition-notification-to": "as2@asker.example",
+				"receipt-delivery-option": `http://127.1:${port}/receipts`,
+			},
+			body: "ISA*00*~",
+		});
+		expect(received.status).toBe(200);
+		for (const kind of [RECEIVE_JOB, SEND_MDN_JOB]) {
+			for (const job of await t.store.jobs.list({ kind })) {
+				await t.service.messages.handlers[kind]!(job, jobContext());
+			}
+		}
+		const inbound = (await t.call("GET", "/v1/messages?direction=inbound", { token })).json.data[0];
+		expect(inbound).toMatchObject({ status: "received", mdn_status: "failed" });
+		expect(connections).toBe(0);
+	});
 
 	it("still takes a public https URL, and a private mdn.url (our own receipt address, never connected to)", async () => {
 		const response = await t.call("POST", "/v1/partners", {
