@@ -28,6 +28,13 @@ export async function eventually<T>(
 }
 
 /** The context of a job handler called directly, outside a worker: nothing to complete. */
-export function jobContext(): JobContext {
-	return { signal: new AbortController().signal, completeIn: async () => {} };
+export function jobContext(options: { leaseHeld?: boolean } = {}): JobContext {
+	const lost = new AbortController();
+	if (options.leaseHeld === false) lost.abort();
+	return {
+		signal: new AbortController().signal,
+		leaseLost: lost.signal,
+		confirmLease: async () => options.leaseHeld !== false,
+		completeIn: async () => {},
+	};
 }

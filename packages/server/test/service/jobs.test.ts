@@ -2,7 +2,7 @@ import { createSqliteStore } from "@as2kit/storage-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
 import { createScheduler } from "../../src/service/jobs/scheduler.ts";
-import { createWorker, RetryJob } from "../../src/service/jobs/worker.ts";
+import { createWorker, type JobContext, RetryJob } from "../../src/service/jobs/worker.ts";
 import { TestClock } from "../helpers/test-app.ts";
 
 const store = createSqliteStore({ url: ":memory:" });
@@ -99,6 +99,81 @@ describe("job worker", () => {
 		await worker.stop();
 		expect(finished).toBe(true);
 		expect(await store.jobs.list()).toEqual([]);
+	});
+});
+
+describe("job worker leases", () => {
+	/** A worker running one `held` job that waits at a gate; resolves with its context once it runs. */
+	async function holdOne(leaseMs: number) {
+		let open!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			open = resolve;
+		});
+		let entered!: (context: JobContext) => void;
+		const running = new Promise<JobContext>((resolve) => {
+			entered = resolve;
+		});
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 10,
+			leaseMs,
+			handlers: {
+				held: async (_job, context) => {
+					entered(context);
+					await gate;
+				},
+			},
+		});
+		await store.jobs.enqueue({ kind: "held", payload: {}, runAt: clock.now() }, clock.now());
+		worker.start();
+		const context = await running;
+		return {
+			context,
+			finish: async () => {
+				open();
+				await worker.stop();
+			},
+		};
+	}
+	const takeOver = () =>
+		store.jobs.claim({ kinds: ["held"], workerId: "another-instance", leaseMs: 60_000, limit: 1, now: clock.now() });
+
+	it("confirms a lease it holds, and renews one that ran out while nobody took the job", async () => {
+		const { context, finish } = await holdOne(60_000);
+		expect(await context.confirmLease()).toBe(true);
+		// The event loop stalled past the lease, but no other worker claimed the job meanwhile.
+		clock.advance(61);
+		expect(await context.confirmLease()).toBe(true);
+		expect((await store.jobs.list({ kind: "held" }))[0]?.lockedUntil?.getTime()).toBe(clock.now().getTime() + 60_000);
+		expect(context.leaseLost.aborted).toBe(false);
+		await finish();
+	});
+
+	it("tells a handler that another worker took its job after the lease ran out, and leaves the job to it", async () => {
+		const { context, finish } = await holdOne(60_000);
+		clock.advance(61);
+		expect(await takeOver()).toHaveLength(1);
+		expect(await context.confirmLease()).toBe(false);
+		expect(context.leaseLost.aborted).toBe(true);
+		await finish();
+		expect((await store.jobs.list({ kind: "held" }))[0]).toMatchObject({ lockedBy: "another-instance" });
+	});
+
+	it("aborts leaseLost when a periodic renewal finds the job taken", async () => {
+		// Renewals every 100 ms of real time; the clock the lease is measured by jumps past it.
+		const { context, finish } = await holdOne(300);
+		clock.advance(1);
+		expect(await takeOver()).toHaveLength(1);
+		await new Promise<void>((resolve, reject) => {
+			const bound = setTimeout(() => reject(new Error("leaseLost did not fire within 30 s")), 30_000);
+			context.leaseLost.addEventListener("abort", () => {
+				clearTimeout(bound);
+				resolve();
+			});
+		});
+		await finish();
 	});
 });
 

@@ -18,6 +18,19 @@ export interface JobContext {
 	/** Aborted when the worker stops. */
 	signal: AbortSignal;
 	/**
+	 * Aborted once this worker may no longer hold the job: a lease renewal found it held by
+	 * another worker. Work with effects outside the store (an AS2 POST) confirms the lease
+	 * right before it starts (`confirmLease`) and stops when this fires: the job's new holder
+	 * does that work instead, so it is not done twice at once.
+	 */
+	leaseLost: AbortSignal;
+	/**
+	 * True while this worker holds the job: at once when the lease it last set has not run out,
+	 * else after renewing it (false when another worker has claimed the job since: an event loop
+	 * blocked for longer than the lease lets that happen).
+	 */
+	confirmLease(): Promise<boolean>;
+	/**
 	 * Removes the job inside the caller's transaction, so it ends in the same commit as the work
 	 * it did (one write less per job); the worker then does not complete it again. Call it in
 	 * the transaction that records the job's outcome, and let that transaction's error
@@ -74,8 +87,22 @@ export function createWorker(options: WorkerOptions): Worker {
 
 	async function runOne(job: JobRecord): Promise<void> {
 		const handler = handlers[job.kind]!;
+		const lost = new AbortController();
+		// The end of the lease as this worker last set it; no other worker claims the job before.
+		let heldUntil = job.lockedUntil?.getTime() ?? now().getTime() + leaseMs;
+		const extend = async (): Promise<boolean> => {
+			if (lost.signal.aborted) return false;
+			const until = now().getTime() + leaseMs;
+			if (await store.jobs.extendLease(job.id, workerId, new Date(until))) {
+				heldUntil = Math.max(heldUntil, until);
+				return true;
+			}
+			lost.abort();
+			logger.warn({ jobId: job.id, kind: job.kind }, "lease lost: another worker holds the job");
+			return false;
+		};
 		const renew = setInterval(() => {
-			store.jobs.extendLease(job.id, workerId, new Date(now().getTime() + leaseMs)).catch((error: unknown) => {
+			extend().catch((error: unknown) => {
 				logger.warn({ err: error, jobId: job.id }, "lease renewal failed");
 			});
 		}, leaseMs / 3);
@@ -83,6 +110,10 @@ export function createWorker(options: WorkerOptions): Worker {
 			let completed = false;
 			await handler(job, {
 				signal: stopping.signal,
+				leaseLost: lost.signal,
+				// A margin of a tenth of the lease: the work confirmed now starts a moment later.
+				confirmLease: async () =>
+					!lost.signal.aborted && (now().getTime() < heldUntil - leaseMs / 10 || (await extend())),
 				completeIn: async (tx) => {
 					completed = await tx.jobs.complete(job.id, workerId);
 				},

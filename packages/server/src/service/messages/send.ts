@@ -27,7 +27,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 
-	return async (job, { completeIn }) => {
+	return async (job, { completeIn, confirmLease, leaseLost }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
@@ -63,7 +63,11 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				domain: messageIdDomain(config.publicUrl),
 				at,
 			});
+			// Another worker may have claimed the job if this one stalled past its lease: that worker
+			// sends it (with the same Message-ID), this one must not send it at the same time.
+			if (!(await confirmLease())) return;
 			const result = await postAs2({
+				signal: leaseLost,
 				url: partner.url,
 				guard,
 				headers: built.headers,
@@ -175,6 +179,8 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				also: completeIn,
 			});
 		} catch (error) {
+			// The job is another worker's now: its outcome is that worker's to record.
+			if (leaseLost.aborted) return;
 			const failed = now();
 			const transient =
 				isAs2Error(error) && (error.details?.transient === true || error.code === "PARTNER_UNREACHABLE");

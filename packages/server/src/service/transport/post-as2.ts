@@ -27,6 +27,8 @@ export interface PostOptions {
 	auth?: { username: string; password: string } | null;
 	/** A larger answer fails: a sync MDN is a few kilobytes. */
 	maxResponseBytes?: number;
+	/** Stops the exchange when aborted (the send job's lease was lost to another worker). */
+	signal?: AbortSignal;
 }
 
 export interface PostResult {
@@ -120,7 +122,7 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 				headers,
 				agent: agentFor(url, options.tls, options.guard),
 				lookup: options.guard.lookup,
-				signal: abort.signal,
+				signal: options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal,
 			});
 			request.setTimeout(options.idleTimeoutMs, () =>
 				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
