@@ -6,7 +6,7 @@
  * too; cluster.d.mts gives the tests its types.
  */
 // @ts-check
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -56,6 +56,7 @@ export async function startCluster(bin) {
 		"-c full_page_writes=off",
 	].join(" ");
 	run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]);
+	const watchdog = stopWhenGone(process.pid, asUser ? `runuser -u ${asUser.name} -- ` : "", join(bin, "pg_ctl"), dir);
 	let stopped = false;
 	return {
 		url: `postgres://as2kit@127.0.0.1:${port}/postgres`,
@@ -63,6 +64,7 @@ export async function startCluster(bin) {
 		stop() {
 			if (stopped) return;
 			stopped = true;
+			watchdog.kill();
 			try {
 				run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]);
 			} finally {
@@ -70,6 +72,19 @@ export async function startCluster(bin) {
 			}
 		},
 	};
+}
+
+/**
+ * A detached shell that stops the cluster and removes its directory once the process that
+ * started it has gone without calling stop() (a test run killed by a timeout or a signal):
+ * otherwise such a cluster runs on, orphaned, until the machine restarts.
+ * @param {number} owner @param {string} prefix @param {string} pgCtl @param {string} dir
+ */
+function stopWhenGone(owner, prefix, pgCtl, dir) {
+	const script = `while kill -0 ${owner} 2>/dev/null; do sleep 2; done; ${prefix}'${pgCtl}' -D '${dir}/data' -m immediate -w -t 30 stop; rm -rf '${dir}'`;
+	const child = spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
+	child.unref();
+	return child;
 }
 
 /** @returns {{ name: string, uid: number, gid: number }} */
