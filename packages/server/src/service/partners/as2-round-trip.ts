@@ -3,6 +3,7 @@ import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/st
 import type { ServiceDeps } from "../deps.ts";
 import { buildOutbound } from "../messages/build-outbound.ts";
 import type { KeyMaterial } from "../messages/key-material.ts";
+import { judgeMdn } from "../messages/mdn-verdict.ts";
 import { messageIdDomain } from "../messages/submit.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
@@ -149,6 +150,8 @@ export async function as2RoundTrip(
 		});
 		const mic = await built.mic();
 		const match = matchMdn(mdn, { messageId: built.messageId, mic });
+		// The verdict a real send would get from this MDN, so a test passes only where sends would.
+		const verdict = judgeMdn({ ...probe, mic: formatMic(mic) }, mdn, { signedRequested: partner.settings.mdn.signed });
 		const details = {
 			disposition: mdn.disposition.raw,
 			signed: mdn.signed,
@@ -156,8 +159,11 @@ export async function as2RoundTrip(
 			mic_matches: match.micMatches,
 			expected_mic: formatMic(mic),
 			received_mic: mdn.mic ? formatMic(mdn.mic) : null,
+			...(verdict.outcome === "rejected" ? { rejected: verdict.reason } : {}),
+			...(verdict.outcome === "failed" ? { error_code: verdict.code, error_message: verdict.message } : {}),
+			...(match.messageIdMatches ? {} : { error_message: "the MDN names another Original-Message-ID" }),
 		};
-		const status = match.delivered ? (partner.settings.mdn.signed && !mdn.signed ? "warning" : "success") : "failure";
+		const status = match.messageIdMatches && verdict.outcome === "delivered" ? "success" : "failure";
 		steps.push({ step: "mdn", status, durationMs: ms(t), details });
 	} catch (error) {
 		steps.push({ step: "mdn", status: "failure", durationMs: ms(t), details: { error: messageOf(error) } });
