@@ -11,7 +11,11 @@ export function createMessageId(domain = "as2kit.local"): string {
 
 /** The id without angle brackets or white space, as stored and shown in JSON (decisions.md). */
 export function stripMessageId(value: string): string {
-	return value.trim().replace(/^<\s*/, "").replace(/\s*>$/, "");
+	// Not `.replace(/\s*>$/, "")`: that backtracks quadratically over blanks inside the id.
+	let id = value.trim();
+	if (id.startsWith("<")) id = id.slice(1).trimStart();
+	if (id.endsWith(">")) id = id.slice(0, -1).trimEnd();
+	return id;
 }
 
 /** `<…>` form for headers; tolerates input with or without brackets. */

@@ -144,10 +144,15 @@ function splitParams(input: string): { value: string; params: RawParam[] } {
 	if (i < 0) return { value: s.trim(), params: [] };
 	const value = s.slice(0, i).trim();
 	const params: RawParam[] = [];
+	// The next '=' is remembered, not searched for after every ';': `x;;;;…` without one
+	// would scan the rest of the value each time (quadratic).
+	let nextEquals = s.indexOf("=", i);
 	while (i < s.length) {
 		// at a ';' or at the end of the previous parameter
 		i++;
-		const eq = nextOf(s, "=", ";", i);
+		if (nextEquals >= 0 && nextEquals < i) nextEquals = s.indexOf("=", i);
+		const nextSemicolon = s.indexOf(";", i);
+		const eq = nextEquals < 0 || (nextSemicolon >= 0 && nextSemicolon < nextEquals) ? nextSemicolon : nextEquals;
 		if (eq < 0 || s[eq] === ";") {
 			// A parameter without '=' (or an empty one between ';;') carries nothing: skip it.
 			i = eq < 0 ? s.length : eq;
@@ -180,14 +185,6 @@ function splitParams(input: string): { value: string; params: RawParam[] } {
 		if (name !== "") params.push({ name, value: v });
 	}
 	return { value, params };
-}
-
-function nextOf(s: string, a: string, b: string, from: number): number {
-	const x = s.indexOf(a, from);
-	const y = s.indexOf(b, from);
-	if (x < 0) return y;
-	if (y < 0) return x;
-	return Math.min(x, y);
 }
 
 function resolveGroup(group: ParamGroup, text: boolean): string | undefined {

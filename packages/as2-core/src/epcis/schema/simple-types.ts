@@ -43,7 +43,7 @@ export function checkSimpleValue(type: SimpleType, value: string): string | null
 			return isInteger(value, type === "int") ? null : `'${value}' is not a valid ${type}`;
 		case "dateTime":
 			// libxml2 takes trailing but not leading white space for the built-in type.
-			return isDateTime(value.replace(/[ \t\n\r]+$/, "")) ? null : `'${value}' is not a valid dateTime`;
+			return isDateTime(trimWhiteSpaceEnd(value)) ? null : `'${value}' is not a valid dateTime`;
 		case "DateTimeStamp": {
 			const v = collapse(value);
 			return DATE_TIME_STAMP.test(v) && isDateTime(v) ? null : `'${value}' is not a dateTime with a time zone offset`;
@@ -113,9 +113,20 @@ function isInteger(value: string, int32: boolean): boolean {
 	return n >= -2147483648 && n <= 2147483647;
 }
 
-/** xsd:double; libxml2 takes an exponent marker without digits ("1e") and rejects "+INF". */
+/**
+ * xsd:double; libxml2 takes an exponent marker without digits ("1e") and rejects "+INF".
+ * `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: the latter splits a run of digits in every way
+ * before it fails, quadratic in the length of a hostile value.
+ */
 function isDouble(value: string): boolean {
-	return /^(NaN|INF|-INF|[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]*)?)$/.test(value);
+	return /^(NaN|INF|-INF|[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]*)?)$/.test(value);
+}
+
+/** `value` without trailing XML white space; a loop, since `/[ \t\n\r]+$/` is quadratic on blanks mid-value. */
+function trimWhiteSpaceEnd(value: string): string {
+	let end = value.length;
+	while (end > 0 && " \t\n\r".includes(value[end - 1]!)) end--;
+	return value.slice(0, end);
 }
 
 // RFC 3986 URI-reference, as libxml2's xmlParseURI implements it (uri.c, xmlParse3986*), after
