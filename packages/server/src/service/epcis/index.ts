@@ -9,6 +9,7 @@ import {
 import type { EpcisStoredEvent, Page, PageRequest } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type Principal, requirePermission } from "../principal.ts";
+import { paced } from "./paced-input.ts";
 import { parseSimpleEventQuery } from "./query-parameters.ts";
 
 export interface EpcisQueryRequest {
@@ -35,7 +36,7 @@ export function createEpcisService(deps: ServiceDeps) {
 		/** Validates a document streamed from anywhere, in bounded memory; never throws for a bad document. */
 		async validate(principal: Principal, document: EpcisInput, rules: readonly EpcisRule[]) {
 			requirePermission(principal, "messages:read");
-			return validateEpcis(document, { rules, now: deps.now() });
+			return validateEpcis(paced(document), { rules, now: deps.now() });
 		},
 
 		/** `POST /v1/epcis/query`: a page of the tenant's matching events and their total. */
