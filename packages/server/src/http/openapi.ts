@@ -106,7 +106,15 @@ export function doc(spec: RouteDoc): MiddlewareHandler<AppEnv> {
 	if (!spec.public) Object.assign(responses, COMMON_ERRORS);
 	if (spec.body) {
 		responses[422] = { description: "validation failed", content: errorContent(validationErrorSchema) };
-		responses[415] = { description: "unsupported media type", content: errorContent() };
+		responses[415] = {
+			description:
+				"body bytes in a media type other than JSON, URL-encoded or multipart form (a request without Content-Length and Transfer-Encoding has no body and is never 415)",
+			content: errorContent(),
+		};
+		responses[413] = {
+			description: "the body exceeds its size limit or holds more than 10,000 values (REQUEST_TOO_LARGE)",
+			content: errorContent(),
+		};
 		responses[400] = { description: "malformed JSON (INVALID_JSON)", content: errorContent() };
 	}
 	for (const [status, description] of Object.entries(spec.errors ?? {})) {

@@ -156,6 +156,57 @@ describe("error shapes and statuses", () => {
 	});
 });
 
+describe("bodiless requests (issue #16, defect 6)", () => {
+	/**
+	 * A request as @hono/node-server hands it over: `Request.body` is a stream on every
+	 * request but GET and HEAD, whether the client sent a body or not, and `c.env.incoming`
+	 * is the Node request. Only the headers say whether there is a body (RFC 9112 §6.3).
+	 */
+	const asNodeServer = (method: string, path: string, headers: Record<string, string>, bytes = "") =>
+		t.app.request(
+			path,
+			{ method, headers: { authorization: `Bearer ${key}`, ...headers }, body: bytes, duplex: "half" } as RequestInit,
+			{ incoming: {} },
+		);
+
+	it("answers a DELETE or POST without Content-Length and Transfer-Encoding as bodiless, never 415", async () => {
+		const partner = await t.call("POST", "/v1/partners", {
+			token: key,
+			body: { name: "Bodiless", as2_id: "BODILESS", url: "https://bodiless.example/as2" },
+		});
+		const id = partner.json.data.id;
+		const deactivated = await asNodeServer("POST", `/v1/partners/${id}/deactivate`, {});
+		expect(deactivated.status, await deactivated.clone().text()).toBe(200);
+		const deleted = await asNodeServer("DELETE", `/v1/partners/${id}`, {});
+		expect(deleted.status, await deleted.clone().text()).toBe(200);
+		// Content-Length: 0 (what fetch sends) is bodiless too, whatever the Content-Type.
+		expect((await asNodeServer("DELETE", "/v1/partners/prt_999999", { "content-length": "0" })).status).toBe(404);
+	});
+
+	it("still answers 415 to body bytes in a type the API does not read", async () => {
+		const declared = await asNodeServer(
+			"DELETE",
+			"/v1/partners/prt_999999",
+			{
+				"content-type": "text/plain",
+				"content-length": "5",
+			},
+			"hello",
+		);
+		expect(declared.status).toBe(415);
+		const chunked = await asNodeServer(
+			"POST",
+			"/v1/tenants",
+			{
+				"content-type": "text/plain",
+				"transfer-encoding": "chunked",
+			},
+			"hello",
+		);
+		expect(chunked.status).toBe(415);
+	});
+});
+
 describe("body formats", () => {
 	it("accepts application/x-www-form-urlencoded with lists and booleans", async () => {
 		const form = new URLSearchParams([

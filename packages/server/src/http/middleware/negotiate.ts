@@ -1,5 +1,5 @@
 import { As2Error } from "@as2kit/core";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { mediaType } from "../body.ts";
 
 const JSON_ACCEPTING = /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i;
@@ -16,12 +16,7 @@ export function negotiate(options: { anyAccept?: (path: string) => boolean } = {
 		if (accept && !JSON_ACCEPTING.test(accept) && !options.anyAccept?.(c.req.path)) {
 			throw new As2Error("NOT_ACCEPTABLE", "this endpoint answers application/json");
 		}
-		// GET and HEAD first: `Request.body` builds a web stream on @hono/node-server (body.ts).
-		const hasBody =
-			c.req.method !== "GET" &&
-			c.req.method !== "HEAD" &&
-			(c.req.header("content-length") !== undefined ? c.req.header("content-length") !== "0" : !!c.req.raw.body);
-		if (hasBody) {
+		if (carriesBody(c)) {
 			const type = mediaType(c.req.header("content-type"));
 			const readable =
 				type === "application/json" ||
@@ -37,4 +32,24 @@ export function negotiate(options: { anyAccept?: (path: string) => boolean } = {
 		}
 		await next();
 	};
+}
+
+/**
+ * Whether the request carries body bytes. RFC 9112 §6.3: a request without Content-Length
+ * and Transfer-Encoding has no body, as curl and fetch send a bare DELETE or POST; on
+ * @hono/node-server `Request.body` is a stream on every such request all the same, so it
+ * says nothing there. Other runtimes (and in-process `app.request`) give a body only to a
+ * request that has one. GET and HEAD first: `Request.body` builds a web stream on
+ * @hono/node-server (body.ts).
+ */
+export function carriesBody(c: Context): boolean {
+	if (c.req.method === "GET" || c.req.method === "HEAD") return false;
+	const length = c.req.header("content-length");
+	if (length !== undefined) return length.trim() !== "0";
+	if (c.req.header("transfer-encoding") !== undefined) return true;
+	return !isNodeRequest(c) && c.req.raw.body !== null;
+}
+
+function isNodeRequest(c: Context): boolean {
+	return (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined;
 }
