@@ -166,6 +166,26 @@ describe("X-RateLimit-* on every /v1 response (Free plan)", () => {
 		]);
 	});
 
+	it("on refusals of the credential's X-Tenant-ID: an unknown tenant, a tenant outside the key's grant (404)", async () => {
+		const other = await t.call("POST", "/v1/tenants", { token: key, body: { name: "Other" } });
+		const restricted = await createKey(t, owner.token, {
+			scope: "account",
+			permissions: ["*"],
+			allowed_tenant_ids: [owner.tenantId],
+		});
+		await sweep([
+			{ method: "GET", path: "/v1/partners", headers: { "x-tenant-id": "tnt_999999" }, status: 404 },
+			{ method: "GET", path: "/v1/partners", headers: { "x-tenant-id": "garbage" }, status: 404 },
+			{
+				method: "GET",
+				path: "/v1/partners",
+				token: restricted,
+				headers: { "x-tenant-id": other.json.data.id },
+				status: 404,
+			},
+		]);
+	});
+
 	it("on 401 answers (the per-address budget) and on the 429 itself", async () => {
 		await sweep([
 			{ method: "GET", path: "/v1/partners", token: null, status: 401 },

@@ -26,8 +26,14 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler<Ap
 			if (!match) throw new As2Error("invalid_api_key", "send Authorization: Bearer <API key>");
 			principal = await service.authenticate(match[1]!, c.req.header("x-tenant-id") ?? null);
 		} catch (error) {
-			if (isAs2Error(error) && error.type === "authentication_error" && options.rateLimit) {
-				const admission = await service.admit(`ip:${options.clientIp(c)}`, "free");
+			if (isAs2Error(error) && options.rateLimit) {
+				// Every refusal counts and carries X-RateLimit-*: a valid key refused an X-Tenant-ID
+				// (403, 404) against its account, anything else against the client's address.
+				const valid =
+					error.type === "authentication_error" ? null : await service.authenticate(match![1]!, null).catch(() => null);
+				const admission = valid
+					? await service.admit(`account:${valid.accountId}`, valid.plan)
+					: await service.admit(`ip:${options.clientIp(c)}`, "free");
 				await admission.release();
 				if (admission.headers) setRateLimitHeaders(c, admission.headers);
 			}
