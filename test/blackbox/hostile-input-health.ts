@@ -1,0 +1,73 @@
+/**
+ * `/health` watched while a hostile request is being answered: the event loop is shared by
+ * every request and every worker, so a parser that blocks it shows up here as a stalled
+ * probe. Probes run one after another, each with a bounded wait, until `stop()`; at least
+ * `MIN_SAMPLES` are taken so that the median means something when the attack is quick.
+ *
+ * The verdict is built to hold on a loaded 2-core CI machine and to fail on a frozen server:
+ * the MEDIAN probe must answer within 100 ms (one probe delayed by a GC pause or a busy core
+ * does not move it) and EVERY probe within 1 s (a parser that blocks the loop for seconds,
+ * as the defects of issue #16 did for 15 s and more, cannot pass).
+ */
+import { expect } from "vitest";
+
+const MIN_SAMPLES = 10;
+const MAX_SAMPLES = 2_000;
+const PAUSE_MS = 15;
+const PROBE_TIMEOUT_MS = 5_000;
+export const HEALTH_MEDIAN_MS = 100;
+export const HEALTH_MAX_MS = 1_000;
+
+export interface HealthSummary {
+	samples: number;
+	medianMs: number;
+	maxMs: number;
+	/** Probes that did not answer 200 (errors and timeouts count as PROBE_TIMEOUT_MS). */
+	failures: number;
+}
+
+export interface HealthWatch {
+	stop(): Promise<HealthSummary>;
+}
+
+export function watchHealth(base: string): HealthWatch {
+	const latencies: number[] = [];
+	let failures = 0;
+	let stopped = false;
+	const loop = (async () => {
+		while ((!stopped || latencies.length < MIN_SAMPLES) && latencies.length < MAX_SAMPLES) {
+			const started = performance.now();
+			try {
+				const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+				await response.text();
+				if (response.status !== 200) failures++;
+				latencies.push(performance.now() - started);
+			} catch {
+				failures++;
+				latencies.push(PROBE_TIMEOUT_MS);
+			}
+			await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+		}
+	})();
+	return {
+		async stop() {
+			stopped = true;
+			await loop;
+			const sorted = [...latencies].sort((a, b) => a - b);
+			return {
+				samples: sorted.length,
+				medianMs: Math.round(sorted[Math.floor(sorted.length / 2)]!),
+				maxMs: Math.round(sorted.at(-1)!),
+				failures,
+			};
+		},
+	};
+}
+
+/** The verdict described above, with the numbers in the failure message. */
+export function expectHealthy(summary: HealthSummary, label: string): void {
+	const detail = `${label}: /health ${JSON.stringify(summary)}`;
+	expect(summary.failures, detail).toBe(0);
+	expect(summary.medianMs, detail).toBeLessThan(HEALTH_MEDIAN_MS);
+	expect(summary.maxMs, detail).toBeLessThan(HEALTH_MAX_MS);
+}
