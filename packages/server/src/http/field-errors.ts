@@ -1,3 +1,4 @@
+import { As2Error } from "@as2kit/core";
 import type * as v from "valibot";
 
 /**
@@ -11,6 +12,15 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): Record<s
 		out[field] = [...(out[field] ?? []), describe(issue)];
 	}
 	return out;
+}
+
+/** The 422 of failed schema checks: every field named, in `errors` and in the message. */
+export function schemaError(issues: readonly v.BaseIssue<unknown>[]): As2Error {
+	const fieldErrors = toFieldErrors(issues);
+	const message = Object.entries(fieldErrors)
+		.map(([field, messages]) => `${field} ${messages[0]}`)
+		.join("; ");
+	return new As2Error("VALIDATION_FAILED", message || "the request is invalid", { fieldErrors });
 }
 
 function describe(issue: v.BaseIssue<unknown>): string {

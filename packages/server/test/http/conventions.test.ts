@@ -156,6 +156,43 @@ describe("error shapes and statuses", () => {
 	});
 });
 
+describe("a 422 names every invalid field (issue #16, defect 9)", () => {
+	it("a webhook endpoint with an ftp:// URL and a short secret: url and secret", async () => {
+		const response = await t.call("POST", "/v1/webhook-endpoints", {
+			token: key,
+			body: { url: "ftp://hooks.example.com/x", events: ["message.sent"], secret: "short" },
+		});
+		expect(response.status, response.text).toBe(422);
+		expect(v.is(validationErrorSchema, response.json)).toBe(true);
+		expect(Object.keys(response.json.errors).sort()).toEqual(["secret", "url"]);
+		// The spec's specific code of the URL check is kept (decisions.md, Errors).
+		expect(response.json.error.code).toBe("INVALID_ENDPOINT_URL");
+		expect(response.json.message).toMatch(/secret .*; url /);
+	});
+
+	it("the service's checks together and beside the schema's: url, events and active on create and update", async () => {
+		const created = await t.call("POST", "/v1/webhook-endpoints", {
+			token: key,
+			body: { url: "https://127.0.0.1/x", events: ["no.such.event"] },
+		});
+		expect(created.status, created.text).toBe(422);
+		expect(Object.keys(created.json.errors).sort()).toEqual(["events", "url"]);
+		const endpoint = await t.call("POST", "/v1/webhook-endpoints", {
+			token: key,
+			body: { url: "https://hooks.example.com/x", events: ["*"] },
+		});
+		const patched = await t.call("PATCH", `/v1/webhook-endpoints/${endpoint.json.data.id}`, {
+			token: key,
+			body: { url: "not a url", events: ["nope"], active: "yes" },
+		});
+		expect(patched.status, patched.text).toBe(422);
+		expect(Object.keys(patched.json.errors).sort()).toEqual(["active", "events", "url"]);
+		// Nothing changed.
+		const unchanged = await t.call("GET", `/v1/webhook-endpoints/${endpoint.json.data.id}`, { token: key });
+		expect(unchanged.json.data.url).toBe("https://hooks.example.com/x");
+	});
+});
+
 describe("bodiless requests (issue #16, defect 6)", () => {
 	/**
 	 * A request as @hono/node-server hands it over: `Request.body` is a stream on every

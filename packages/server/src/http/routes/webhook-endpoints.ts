@@ -69,7 +69,7 @@ export function webhookEndpointRoutes() {
 				responses: { 201: { description: "created", schema: messageEnvelope(createdWebhookEndpointSchema) } },
 			}),
 			idempotent(),
-			body(createSchema),
+			body(createSchema, { check: (c, input) => c.var.service.webhooks.checkInput(input) }),
 			async (c) => {
 				const { endpoint, secret: shown } = await c.var.service.webhooks.create(c.var.principal, c.var.body);
 				return c.json({ message: "Webhook endpoint created", data: createdWebhookEndpointView(endpoint, shown) }, 201);
@@ -120,7 +120,7 @@ export function webhookEndpointRoutes() {
 				errors: notFound,
 			}),
 			idempotent(),
-			body(patchSchema),
+			body(patchSchema, { check: (c, input) => c.var.service.webhooks.checkInput(input) }),
 			async (c) => {
 				const endpoint = await c.var.service.webhooks.update(c.var.principal, c.req.param("webhook_id"), c.var.body);
 				return c.json({ message: "Webhook endpoint updated", data: webhookEndpointView(endpoint) });

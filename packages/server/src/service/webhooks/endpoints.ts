@@ -10,7 +10,8 @@ import type {
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { eventEnvelope } from "../events.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { fieldError, notFound } from "../validation-error.ts";
+import type { TargetPolicy } from "../transport/target-url.ts";
+import { FieldChecks, fieldError, notFound } from "../validation-error.ts";
 import { type AttemptContext, type AttemptOutcome, attemptDelivery } from "./attempt.ts";
 import { generateWebhookSecret, sealWebhookSecret, webhookSecretKey } from "./endpoint-secret.ts";
 import { checkEndpointUrl } from "./endpoint-url.ts";
@@ -62,8 +63,7 @@ export function createWebhookService(deps: ServiceDeps) {
 			input: WebhookEndpointInput,
 		): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
 			requirePermission(principal, "webhooks:write");
-			const url = checkEndpointUrl(input.url, config);
-			const events = checkEvents(input.events);
+			const { url, events } = checkEndpointInput(input, config) as { url: string; events: string[] };
 			const secret = input.secret ?? generateWebhookSecret();
 			return store.transaction(async (tx) => {
 				const at = now();
@@ -86,6 +86,14 @@ export function createWebhookService(deps: ServiceDeps) {
 			});
 		},
 
+		/**
+		 * The checks of create and update on the fields given, all at once: the HTTP layer runs
+		 * them on what passed its schema, so one 422 names every invalid field.
+		 */
+		checkInput(input: WebhookEndpointPatch): void {
+			checkEndpointInput(input, config);
+		},
+
 		async list(principal: Principal, page: PageRequest) {
 			requirePermission(principal, "webhooks:read");
 			return store.webhookEndpoints.list(principal.tenantId, page);
@@ -103,8 +111,7 @@ export function createWebhookService(deps: ServiceDeps) {
 		 */
 		async update(principal: Principal, id: string, input: WebhookEndpointPatch): Promise<WebhookEndpointRecord> {
 			requirePermission(principal, "webhooks:write");
-			const url = input.url === undefined ? undefined : checkEndpointUrl(input.url, config);
-			const events = input.events === undefined ? undefined : checkEvents(input.events);
+			const { url, events } = checkEndpointInput(input, config);
 			return store.transaction(async (tx) => {
 				const existing = await tx.webhookEndpoints.get(principal.tenantId, id);
 				if (!existing) throw notFound("webhook endpoint");
@@ -233,6 +240,18 @@ export function createWebhookService(deps: ServiceDeps) {
 			return { delivery, attempts: await store.webhookDeliveries.listAttempts(principal.tenantId, [deliveryId]) };
 		},
 	};
+}
+
+/** The URL and the events, when given, checked together: one 422 names both when both are wrong. */
+function checkEndpointInput(
+	input: WebhookEndpointPatch,
+	policy: TargetPolicy,
+): { url: string | undefined; events: string[] | undefined } {
+	const fields = new FieldChecks();
+	const url = input.url === undefined ? undefined : fields.check(() => checkEndpointUrl(input.url!, policy));
+	const events = input.events === undefined ? undefined : fields.check(() => checkEvents(input.events!));
+	fields.throwIfAny();
+	return { url, events };
 }
 
 /** Subscriptions: known kinds, `<category>.*` or `*`, without repeats. */
