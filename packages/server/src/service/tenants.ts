@@ -65,6 +65,11 @@ export async function insertTenant(
 
 export function createTenantService({ store, now, sealKey }: ServiceDeps) {
 	return {
+		/** The format of a given as2_id, for the HTTP layer to report beside its schema's failures. */
+		checkInput(input: { as2Id?: string | undefined }): void {
+			if (input.as2Id !== undefined && !isValidAs2Id(input.as2Id)) throw invalidAs2Id();
+		},
+
 		async list(principal: Principal, page: { page: number; perPage: number }) {
 			requirePermission(principal, "tenants:read");
 			return store.tenants.list(

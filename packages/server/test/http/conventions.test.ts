@@ -5,10 +5,12 @@ import { createKey, createTestApp, register, type TestApp } from "../helpers/tes
 
 let t: TestApp;
 let key: string;
+let accountId: string;
 beforeEach(async () => {
 	t = createTestApp();
 	const owner = await register(t, "Conventions");
 	key = await createKey(t, owner.token, { scope: "account", permissions: ["*"] });
+	accountId = owner.accountId;
 });
 afterEach(() => t.close());
 
@@ -190,6 +192,31 @@ describe("a 422 names every invalid field (issue #16, defect 9)", () => {
 		// Nothing changed.
 		const unchanged = await t.call("GET", `/v1/webhook-endpoints/${endpoint.json.data.id}`, { token: key });
 		expect(unchanged.json.data.url).toBe("https://hooks.example.com/x");
+	});
+
+	it("partners, master partners and tenants: the schema's fields and the format checks together", async () => {
+		const bad = {
+			name: "",
+			as2_id: "bad id!",
+			url: "ftp://x.example/as2",
+			encrypt_algorithm: "rot13",
+			mdn: { url: "nope" },
+		};
+		for (const path of ["/v1/partners", `/v1/accounts/${accountId}/partners`]) {
+			const response = await t.call("POST", path, { token: key, body: bad });
+			expect(response.status, response.text).toBe(422);
+			expect(Object.keys(response.json.errors).sort(), path).toEqual([
+				"as2_id",
+				"encrypt_algorithm",
+				"mdn.url",
+				"name",
+				"url",
+			]);
+			expect(response.json.error.code, path).toBe("INVALID_AS2_ID_FORMAT");
+		}
+		const tenant = await t.call("POST", "/v1/tenants", { token: key, body: { name: "", as2_id: "bad id!" } });
+		expect(tenant.status, tenant.text).toBe(422);
+		expect(Object.keys(tenant.json.errors).sort()).toEqual(["as2_id", "name"]);
 	});
 });
 

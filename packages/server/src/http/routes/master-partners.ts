@@ -59,7 +59,7 @@ export function masterPartnerRoutes() {
 				},
 				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
 			}),
-			body(partnerCreateSchema),
+			body(partnerCreateSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
 				const partner = await c.var.service.masterPartners.create(c.var.principal, c.req.param("account_id"), {
 					...toPartnerInput(c.var.body),
@@ -115,7 +115,7 @@ export function masterPartnerRoutes() {
 				},
 				errors: notFound,
 			}),
-			body(partnerPatchSchema),
+			body(partnerPatchSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
 				const partner = await c.var.service.masterPartners.update(
 					c.var.principal,

@@ -96,7 +96,7 @@ export function partnerRoutes() {
 				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
 			}),
 			idempotent(),
-			body(partnerCreateSchema),
+			body(partnerCreateSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
 				const input = toPartnerInput(c.var.body);
 				const partner = await c.var.service.partners.create(c.var.principal, {
@@ -139,7 +139,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			idempotent(),
-			body(partnerPatchSchema),
+			body(partnerPatchSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
 				const partner = await c.var.service.partners.update(
 					c.var.principal,

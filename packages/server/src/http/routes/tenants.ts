@@ -42,7 +42,7 @@ export function tenantRoutes() {
 				body: createSchema,
 				responses: { 201: { description: "created; emits tenant.created", schema: messageEnvelope(tenantSchema) } },
 			}),
-			body(createSchema),
+			body(createSchema, { check: (c, input) => c.var.service.tenants.checkInput({ as2Id: input.as2_id }) }),
 			async (c) => {
 				const tenant = await c.var.service.tenants.create(c.var.principal, {
 					name: c.var.body.name,
@@ -75,7 +75,7 @@ export function tenantRoutes() {
 				responses: { 200: { description: "updated; emits tenant.updated", schema: messageEnvelope(tenantSchema) } },
 				errors: notFound,
 			}),
-			body(patchSchema),
+			body(patchSchema, { check: (c, input) => c.var.service.tenants.checkInput({ as2Id: input.as2_id }) }),
 			async (c) => {
 				const tenant = await c.var.service.tenants.update(c.var.principal, c.req.param("tenant_id"), {
 					name: c.var.body.name,

@@ -3,7 +3,7 @@ import type { EncryptAlgorithm, MdnMode, PartnerSettings, SignAlgorithm } from "
 import { isValidAs2Id } from "../as2-identifier.ts";
 import { seal } from "../secrets/sealed.ts";
 import type { TargetPolicy } from "../transport/target-url.ts";
-import { fieldError } from "../validation-error.ts";
+import { FieldChecks, fieldError } from "../validation-error.ts";
 import { checkPartnerUrl, checkReceiptUrl } from "./endpoint-url.ts";
 import type { PartnerPatch, SettingsPatch } from "./partner-patch.ts";
 
@@ -67,39 +67,48 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * password is sealed under `secretKey`, bound to `sealContext` (the partner id).
  */
 export function toPartnerPatch(input: PartnerInput, options: PartnerInputOptions): PartnerPatch {
+	// Every field is checked before any refusal: one 422 names them all (issue #16, defect 9).
+	const fields = new FieldChecks();
 	const patch: PartnerPatch = {};
 	if (input.name !== undefined) patch.name = input.name;
-	if (input.as2Id !== undefined) {
-		if (!isValidAs2Id(input.as2Id)) {
-			throw fieldError(
-				"as2_id",
-				"may contain only letters, digits, hyphens and underscores (1-50 characters)",
-				"INVALID_AS2_ID_FORMAT",
-			);
-		}
-		patch.as2Id = input.as2Id;
+	const as2Id = input.as2Id;
+	if (as2Id !== undefined) {
+		fields.check(() => {
+			if (!isValidAs2Id(as2Id)) {
+				throw fieldError(
+					"as2_id",
+					"may contain only letters, digits, hyphens and underscores (1-50 characters)",
+					"INVALID_AS2_ID_FORMAT",
+				);
+			}
+			patch.as2Id = as2Id;
+		});
 	}
-	if (input.url !== undefined) patch.url = checkPartnerUrl(input.url, options);
+	const url = input.url;
+	if (url !== undefined) fields.check(() => (patch.url = checkPartnerUrl(url, options)));
 	for (const flag of ["sign", "encrypt", "compress"] as const) if (input[flag] !== undefined) patch[flag] = input[flag];
 	if (input.mdnMode !== undefined) patch.mdnMode = input.mdnMode;
-	if (input.signAlgorithm !== undefined)
-		patch.signAlgorithm = pick(input.signAlgorithm, SIGN_ALGORITHMS, "sign_algorithm");
-	if (input.encryptAlgorithm !== undefined) {
-		patch.encryptAlgorithm = pick(input.encryptAlgorithm, ENCRYPT_ALGORITHMS, "encrypt_algorithm");
+	const { signAlgorithm, encryptAlgorithm } = input;
+	if (signAlgorithm !== undefined) {
+		fields.check(() => (patch.signAlgorithm = pick(signAlgorithm, SIGN_ALGORITHMS, "sign_algorithm")));
 	}
-	if (input.settings) patch.settings = toSettingsPatch(input.settings, options);
+	if (encryptAlgorithm !== undefined) {
+		fields.check(() => (patch.encryptAlgorithm = pick(encryptAlgorithm, ENCRYPT_ALGORITHMS, "encrypt_algorithm")));
+	}
+	if (input.settings) patch.settings = toSettingsPatch(input.settings, options, fields);
+	fields.throwIfAny();
 	return patch;
 }
 
-function toSettingsPatch(input: SettingsInput, options: PartnerInputOptions): SettingsPatch {
+function toSettingsPatch(input: SettingsInput, options: PartnerInputOptions, fields: FieldChecks): SettingsPatch {
 	const patch: SettingsPatch = {};
 	if (input.mdn) {
 		const { url, signed, algorithm } = input.mdn;
-		patch.mdn = {
-			...(url !== undefined ? { url: url === null ? null : checkReceiptUrl(url, options) } : {}),
-			...(signed !== undefined ? { signed } : {}),
-			...(algorithm !== undefined ? { algorithm: pick(algorithm, MIC_ALGORITHMS, "mdn.algorithm") } : {}),
-		};
+		const mdn: NonNullable<SettingsPatch["mdn"]> = {};
+		if (url !== undefined) fields.check(() => (mdn.url = url === null ? null : checkReceiptUrl(url, options)));
+		if (signed !== undefined) mdn.signed = signed;
+		if (algorithm !== undefined) fields.check(() => (mdn.algorithm = pick(algorithm, MIC_ALGORITHMS, "mdn.algorithm")));
+		patch.mdn = mdn;
 	}
 	if (input.connection) patch.connection = input.connection;
 	if (input.auth !== undefined) {
@@ -111,13 +120,16 @@ function toSettingsPatch(input: SettingsInput, options: PartnerInputOptions): Se
 						passwordSealed: seal(options.secretKey, input.auth.password, options.sealContext),
 					};
 	}
-	if (input.headers !== undefined) patch.headers = checkHeaders(input.headers);
+	const headers = input.headers;
+	if (headers !== undefined) fields.check(() => (patch.headers = checkHeaders(headers)));
 	if (input.tls) {
 		const { caPem, pinnedSha256 } = input.tls;
-		patch.tls = {
-			...(caPem !== undefined ? { caPem: caPem === null ? null : checkCa(caPem) } : {}),
-			...(pinnedSha256 !== undefined ? { pinnedSha256: pinnedSha256 === null ? null : checkPin(pinnedSha256) } : {}),
-		};
+		const tls: NonNullable<SettingsPatch["tls"]> = {};
+		if (caPem !== undefined) fields.check(() => (tls.caPem = caPem === null ? null : checkCa(caPem)));
+		if (pinnedSha256 !== undefined) {
+			fields.check(() => (tls.pinnedSha256 = pinnedSha256 === null ? null : checkPin(pinnedSha256)));
+		}
+		patch.tls = tls;
 	}
 	if (input.compatibility) patch.compatibility = input.compatibility;
 	if (input.inbound) patch.inbound = input.inbound;

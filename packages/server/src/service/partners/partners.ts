@@ -91,6 +91,15 @@ export function createPartnerService(deps: ServiceDeps) {
 	return {
 		get,
 
+		/**
+		 * The checks of create and update (partner and master partner) on the fields given, all
+		 * at once: the HTTP layer runs them on what passed its schema, so one 422 names every
+		 * invalid field. Nothing is stored.
+		 */
+		checkInput(input: PartnerInput): void {
+			patchOf(input, "unsaved");
+		},
+
 		/** The partner's traffic with this tenant over a period (interface spec, GET /v1/partners/{id}/stats). */
 		async stats(principal: Principal, id: string, period?: StatsPeriod) {
 			requirePermission(principal, "partners:read");
