@@ -5,8 +5,9 @@
  * multipart, invalid UTF-8, junk in the headers the API reads; and raw-socket requests fetch
  * will not send (CR/LF and NUL in header values, over-long headers, duplicate Content-Length).
  *
- * Invariants: never a 5xx, every answer within 2 s, the process alive, `/health` answering
- * throughout (hostile-input-health.ts: median under 100 ms, every probe under 1 s).
+ * Invariants: never a 5xx, every refusal within 2 s (a success that did real work, such as a
+ * tenant's RSA key, within 8 s), the process alive, `/health` answering throughout
+ * (hostile-input-health.ts: median under 100 ms, every probe under 1 s).
  *
  * Bounded: RUNS requests per operation, no shrinking (the first failure ends the run and
  * names its request). The seed is printed; AS2KIT_FUZZ_SEED=<seed> replays a run.
@@ -31,6 +32,7 @@ import {
 
 const RUNS = Number(process.env.AS2KIT_FUZZ_RUNS ?? 16);
 const ANSWER_WITHIN_MS = 2_000;
+const WORK_WITHIN_MS = 8_000;
 const GIVE_UP_MS = 10_000;
 const SEED = Number(process.env.AS2KIT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -107,7 +109,10 @@ async function send(op: Operation, request: HostileRequest): Promise<void> {
 	}
 	const ms = Math.round(performance.now() - begun);
 	if (status >= 500) throw new Error(`${what}: ${status} ${text.slice(0, 300)}`);
-	if (ms > ANSWER_WITHIN_MS) throw new Error(`${what}: answered ${status} after ${ms} ms`);
+	// A refusal must be quick; an answer that did the work it was asked for (a tenant's RSA key,
+	// a password hash) may take longer on a loaded machine, within a wider bound.
+	const bound = status < 400 ? WORK_WITHIN_MS : ANSWER_WITHIN_MS;
+	if (ms > bound) throw new Error(`${what}: answered ${status} after ${ms} ms (bound ${bound} ms)`);
 }
 
 /** Reads first, then changes, then deletions and the logout, so that fixtures live as long as possible. */
@@ -119,7 +124,7 @@ function phase(op: Operation): number {
 }
 
 describe("hostile input on every operation of /openapi.json", () => {
-	it("never a 5xx, every answer within 2 s, /health answering throughout", async () => {
+	it("never a 5xx, every refusal within 2 s, /health answering throughout", async () => {
 		const ordered = [...operations].sort((a, b) => phase(a) - phase(b));
 		for (const [index, op] of ordered.entries()) {
 			const sample = (op.bodySchema ? sampleBody(op.bodySchema, fixtures) : {}) as Record<string, unknown>;
