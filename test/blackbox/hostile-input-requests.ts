@@ -11,6 +11,10 @@ export interface HostileRequest {
 	kind: string;
 	headers: Record<string, string>;
 	body: Uint8Array | string | FormData | undefined;
+	/** Replaces the operation's last path parameter (already percent-encoded). */
+	pathParam?: string;
+	/** A query string (without `?`). */
+	query?: string;
 }
 
 const MB = 1024 * 1024;
@@ -238,6 +242,70 @@ function hostileHeaders(sample: Record<string, unknown>): fc.Arbitrary<HostileRe
 		}));
 }
 
+/** Every UTF-8 byte of `text` as %XX (a lone surrogate becomes U+FFFD, which encodeURIComponent refuses). */
+const percentEncoded = (text: string) =>
+	[...Buffer.from(text, "utf8")].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
+
+/** A hostile last path parameter: NUL, bytes that are not UTF-8, traversal, SQL, a huge number, 3,000 characters. */
+const hostilePathParam: fc.Arbitrary<HostileRequest> = fc
+	.oneof(
+		fc.constantFrom(
+			"%00",
+			"prt_%00",
+			"%ff%fe",
+			"%F0%9F%98%80",
+			"..%2F..%2Fetc%2Fpasswd",
+			"%27%20OR%201%3D1--",
+			"prt_99999999999999999999999999",
+			"-1",
+			"%20",
+			"a%2Fb",
+			"%25",
+			"x".repeat(3000),
+		),
+		fc.string({ unit: "binary", minLength: 1, maxLength: 20 }).map(percentEncoded),
+	)
+	.map((pathParam) => ({ kind: `path parameter ${pathParam.slice(0, 40)}`, headers: {}, body: undefined, pathParam }));
+
+/** Hostile query parameters: NUL, bytes that are not UTF-8, numbers out of range, repeats, 8 KB values. */
+const hostileQuery: fc.Arbitrary<HostileRequest> = fc
+	.record({
+		name: fc.constantFrom(
+			"page",
+			"per_page",
+			"search",
+			"partner_id",
+			"status",
+			"from_date",
+			"type",
+			"active",
+			"period",
+		),
+		value: fc.oneof(
+			fc.constantFrom(
+				"%00",
+				"a%00b",
+				"%ff",
+				"-1",
+				"0",
+				"1e309",
+				"NaN",
+				"99999999999999999999",
+				"",
+				"x".repeat(8000),
+				"%25%25",
+			),
+			fc.string({ unit: "binary", maxLength: 30 }).map(percentEncoded),
+		),
+		repeat: fc.integer({ min: 1, max: 3 }),
+	})
+	.map(({ name, value, repeat }) => ({
+		kind: `query ${name}=${value.slice(0, 40)} × ${repeat}`,
+		headers: {},
+		body: undefined,
+		query: Array(repeat).fill(`${name}=${value}`).join("&"),
+	}));
+
 /** One hostile request of any kind for an operation whose sample body is `sample`. */
 export function hostileRequest(sample: Record<string, unknown>): fc.Arbitrary<HostileRequest> {
 	return fc.oneof(
@@ -248,6 +316,8 @@ export function hostileRequest(sample: Record<string, unknown>): fc.Arbitrary<Ho
 		{ arbitrary: brokenMultipart, weight: 2 },
 		{ arbitrary: invalidUtf8(sample), weight: 2 },
 		{ arbitrary: hostileHeaders(sample), weight: 2 },
+		{ arbitrary: hostilePathParam, weight: 1 },
+		{ arbitrary: hostileQuery, weight: 1 },
 	);
 }
 

@@ -95,7 +95,8 @@ async function send(op: Operation, request: HostileRequest): Promise<void> {
 	let status: number;
 	let text: string;
 	try {
-		const response = await fetch(`${server.base}${fillPath(op, fixtures)}`, {
+		const path = fillPath(op, fixtures, request.pathParam);
+		const response = await fetch(`${server.base}${path}${request.query ? `?${request.query}` : ""}`, {
 			method: op.method,
 			headers,
 			body: op.method === "GET" || op.method === "HEAD" ? undefined : (request.body as BodyInit | undefined),

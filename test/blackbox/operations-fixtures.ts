@@ -143,9 +143,14 @@ export async function createFixtures(base: string, receiver: LoopbackReceiver): 
 	};
 }
 
-/** The documented path with each parameter replaced by its fixture (a master partner under /v1/accounts). */
-export function fillPath(operation: Operation, fixtures: Fixtures): string {
+/**
+ * The documented path with each parameter replaced by its fixture (a master partner under
+ * /v1/accounts), or the last one by `lastParam` (percent-encoded) when given.
+ */
+export function fillPath(operation: Operation, fixtures: Fixtures, lastParam?: string): string {
+	const last = operation.pathParams.at(-1);
 	return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+		if (lastParam !== undefined && name === last) return lastParam;
 		if (name === "partner_id" && operation.path.startsWith("/v1/accounts/")) return fixtures.masterPartnerId;
 		const id = fixtures.ids[name];
 		if (id === undefined) throw new Error(`no fixture for {${name}} of ${operation.method} ${operation.path}`);

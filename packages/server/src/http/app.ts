@@ -8,6 +8,7 @@ import { HttpMetrics } from "./metrics.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { negotiate } from "./middleware/negotiate.ts";
 import { requestContext } from "./middleware/request-context.ts";
+import { refuseNulInUrl } from "./request-text.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { as2Routes } from "./routes/as2.ts";
@@ -52,12 +53,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.onError(renderError);
 	app.notFound(renderNotFound);
 	app.use("*", requestContext(service, logger, metrics));
-	app.use("/auth/*", negotiate());
+	app.use("/auth/*", negotiate(), refuseNulInUrl());
 	// Authentication and rate limits first: every /v1 response, a 406 or 415 too, carries the
 	// X-RateLimit-* headers and counts (decisions.md, Rate limits), and a caller without a valid
 	// key learns nothing but 401.
 	app.use("/v1/*", authenticate({ rateLimit: true, clientIp }));
-	app.use("/v1/*", negotiate({ anyAccept: (path) => PAYLOAD_DOWNLOAD.test(path) }));
+	app.use("/v1/*", negotiate({ anyAccept: (path) => PAYLOAD_DOWNLOAD.test(path) }), refuseNulInUrl());
 
 	app.route("/auth", authRoutes({ clientIp }));
 	app.route("/v1/api-keys", apiKeyRoutes());

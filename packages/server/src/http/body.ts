@@ -7,6 +7,7 @@ import { unreadableBody } from "./body-read-errors.ts";
 import { checkJsonShape, MAX_BODY_DEPTH, MAX_BODY_VALUES, tooDeep, tooManyValues } from "./body-shape.ts";
 import type { AppEnv } from "./context.ts";
 import { schemaError } from "./field-errors.ts";
+import { textError, textFieldErrors } from "./request-text.ts";
 
 /** Bodies of JSON endpoints are small; payload uploads take the streaming path instead. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -36,9 +37,12 @@ export function body<S extends v.GenericSchema>(
 	const maxBytes = options.maxBytes ?? DEFAULT_BODY_LIMIT;
 	const tooLarge = () => new As2Error("REQUEST_TOO_LARGE", `the request body exceeds ${maxBytes} bytes`);
 	return async (c, next) => {
-		const result = v.safeParse(schema, await readLimitedBody(c, maxBytes, tooLarge));
+		const raw = await readLimitedBody(c, maxBytes, tooLarge);
+		const result = v.safeParse(schema, raw);
 		const fields = new FieldChecks();
 		if (!result.success) fields.add(schemaError(result.issues));
+		const badText = textFieldErrors(raw);
+		if (Object.keys(badText).length > 0) fields.add(textError(badText));
 		const passed = result.success ? result.output : fieldsThatPassed(result.output, result.issues);
 		if (options.check && passed) {
 			try {

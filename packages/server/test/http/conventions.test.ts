@@ -220,6 +220,47 @@ describe("a 422 names every invalid field (issue #16, defect 9)", () => {
 	});
 });
 
+describe("NUL (U+0000) and lone surrogates in request text: a 4xx on every store", () => {
+	it("in a path, a query, a JSON body, a form, and beside a payload that may hold it", async () => {
+		expect((await t.call("GET", "/v1/partners/prt_%00", { token: key })).status).toBe(404);
+		const query = await t.call("GET", "/v1/partners?search=a%00b&page=1", { token: key });
+		expect(query.status, query.text).toBe(422);
+		expect(query.json.errors).toEqual({ search: ["must not contain NUL (U+0000) characters"] });
+		const json = await t.call("POST", "/v1/partners", {
+			token: key,
+			body: {
+				name: "a\u0000b",
+				as2_id: "NULPEER",
+				url: "https://nul.example/as2",
+				http: { headers: { "X-A": "\u0000" } },
+			},
+		});
+		expect(json.status, json.text).toBe(422);
+		expect(Object.keys(json.json.errors)).toEqual(expect.arrayContaining(["http.headers.X-A", "name"]));
+		const form = await t.call("POST", "/auth/login", {
+			body: "email=a%00%40example.com&password=x",
+			headers: { "content-type": "application/x-www-form-urlencoded" },
+		});
+		expect(form.status, form.text).toBe(422);
+		expect(Object.keys(form.json.errors)).toEqual(["email"]);
+		// A payload may hold NUL; the partner id beside it may not.
+		const message = await t.call("POST", "/v1/messages", {
+			token: key,
+			body: { partner_id: "prt_\u0000", content_type: "text/plain", payload: { content: "a\u0000b" } },
+		});
+		expect(message.status, message.text).toBe(422);
+		expect(Object.keys(message.json.errors)).toEqual(["partner_id"]);
+	});
+
+	it("a lone surrogate (no character at all) in a tenant's name: 422, not a certificate that fails", async () => {
+		const tenant = await t.call("POST", "/v1/tenants", { token: key, body: { name: "a\ud800b" } });
+		expect(tenant.status, tenant.text).toBe(422);
+		expect(tenant.json.errors).toEqual({ name: ["must be well-formed Unicode (it holds a lone surrogate)"] });
+		// A pair is a character: an emoji is a name like any other.
+		expect((await t.call("POST", "/v1/tenants", { token: key, body: { name: "Zoë 😀" } })).status).toBe(201);
+	});
+});
+
 describe("bodiless requests (issue #16, defect 6)", () => {
 	/**
 	 * A request as @hono/node-server hands it over: `Request.body` is a stream on every

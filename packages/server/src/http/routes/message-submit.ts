@@ -12,6 +12,7 @@ import { toFieldErrors } from "../field-errors.ts";
 import { readMessageForm } from "../message-form.ts";
 import { idempotent } from "../middleware/idempotent.ts";
 import { doc, messageEnvelope } from "../openapi.ts";
+import { refuseBadText } from "../request-text.ts";
 import { instant, text } from "../schemas/strings.ts";
 
 /** JSON bodies carry the payload inline; beyond this, multipart streams it (413 REQUEST_TOO_LARGE). */
@@ -68,7 +69,15 @@ const formSchema = v.object({
 // a second one after the padding made a long run of blanks backtrack quadratically.
 const BASE64 = /^[A-Za-z0-9+/\r\n\t ]*(=[\r\n\t ]*){0,2}$/;
 
+/**
+ * The payload may hold any character; the subject, file names and custom headers are judged
+ * by the service, with its own words (custom-headers.ts). No other field may hold NUL or a
+ * lone surrogate (request-text.ts).
+ */
+const CHECKED_ELSEWHERE = new Set(["payload.content", "subject", "filename", "payload.filename", "headers"]);
+
 function parse<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+	refuseBadText(value, CHECKED_ELSEWHERE);
 	const result = v.safeParse(schema, value);
 	if (result.success) return result.output;
 	const fieldErrors = toFieldErrors(result.issues);
