@@ -306,9 +306,78 @@ const hostileQuery: fc.Arbitrary<HostileRequest> = fc
 		query: Array(repeat).fill(`${name}=${value}`).join("&"),
 	}));
 
-/** One hostile request of any kind for an operation whose sample body is `sample`. */
-export function hostileRequest(sample: Record<string, unknown>): fc.Arbitrary<HostileRequest> {
+/**
+ * AS2 bodies that break a layer (RFC 4130, RFC 5751): a signed multipart whose parts, boundary
+ * or signature are damaged, CMS of random bytes (enveloped, compressed, signed), a report with
+ * junk for an MDN, base64 that is not, each with random bytes where the layer expects
+ * structure.
+ */
+const hostileAs2Body: fc.Arbitrary<HostileRequest> = fc
+	.record({
+		shape: fc.constantFrom(
+			"signed, random signature",
+			"signed, no second part",
+			"signed, boundary missing",
+			"enveloped CMS of random bytes",
+			"compressed CMS of random bytes",
+			"signed CMS of random bytes",
+			"report of random bytes",
+			"base64 that is not",
+		),
+		bytes: fc.uint8Array({ minLength: 0, maxLength: 4096 }),
+	})
+	.map(({ shape, bytes }) => {
+		const b = "as2b";
+		const signed = `multipart/signed; boundary=${b}; protocol="application/pkcs7-signature"; micalg=sha-256`;
+		const cms = (type: string) => `application/pkcs7-mime; smime-type=${type}; name=smime.p7m`;
+		const part = `--${b}
+Content-Type: text/plain
+
+hello
+`;
+		const table: Record<string, [string, Uint8Array | string, Record<string, string>?]> = {
+			"signed, random signature": [
+				signed,
+				new Uint8Array([
+					...utf8(`${part}--${b}
+Content-Type: application/pkcs7-signature
+
+`),
+					...bytes,
+					...utf8(`
+--${b}--
+`),
+				]),
+			],
+			"signed, no second part": [
+				signed,
+				`${part}--${b}--
+`,
+			],
+			"signed, boundary missing": ["multipart/signed; micalg=sha-256", new Uint8Array(bytes)],
+			"enveloped CMS of random bytes": [cms("enveloped-data"), new Uint8Array(bytes)],
+			"compressed CMS of random bytes": [cms("compressed-data"), new Uint8Array(bytes)],
+			"signed CMS of random bytes": [cms("signed-data"), new Uint8Array(bytes)],
+			"report of random bytes": [
+				`multipart/report; report-type=disposition-notification; boundary=${b}`,
+				new Uint8Array([
+					...utf8(`--${b}
+Content-Type: message/disposition-notification
+
+`),
+					...bytes,
+				]),
+			],
+			"base64 that is not": [cms("enveloped-data"), "!!!! not base64 ####", { "content-transfer-encoding": "base64" }],
+		};
+		const [type, body, extra] = table[shape]!;
+		return { kind: `as2 body: ${shape}`, headers: { "content-type": type, ...extra }, body };
+	});
+
+/** One hostile request of any kind for an operation whose sample body is `sample` (AS2 bodies for /as2). */
+export function hostileRequest(sample: Record<string, unknown>, as2 = false): fc.Arbitrary<HostileRequest> {
 	return fc.oneof(
+		{ arbitrary: hostileAs2Body, weight: as2 ? 6 : 0 },
 		{ arbitrary: wrongTypes(sample), weight: 4 },
 		{ arbitrary: deepJson, weight: 1 },
 		{ arbitrary: hugeJson, weight: 1 },
