@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { cpuStopwatch } from "../../test/helpers/cpu-time.ts";
 import { decodeHeaderText } from "./decode-header-text.ts";
 import { encodeHeaderText } from "./encode-header-text.ts";
 
@@ -126,8 +127,8 @@ describe("decodeHeaderText", () => {
 
 	it("is linear in its input", () => {
 		const hostile = `${"=?UTF-8?Q?".repeat(20_000)} ${"=?a?Q?b?= ".repeat(20_000)}`;
-		const started = performance.now();
+		const cpuMs = cpuStopwatch();
 		decodeHeaderText(hostile);
-		expect(performance.now() - started).toBeLessThan(2_000);
+		expect(cpuMs()).toBeLessThan(2_000);
 	});
 });
