@@ -8,6 +8,7 @@ describe("configFromEnv", () => {
 		expect(config.AS2_WEBHOOK_RETRY_DELAYS).toEqual([0, 15, 900, 3600, 21600, 86400]);
 		expect(config.AS2_SEND_RETRY_DELAYS).toEqual([0, 60, 300, 900, 3600]);
 		expect(config.AS2_JOB_LEASE_SECONDS).toBe(60);
+		expect(config.AS2_LINGER_SECONDS).toBe(30);
 		expect(config.DATABASE_URL).toBe("./data/as2.sqlite");
 		// The engine's own defaults agree, and a webhook attempt times out after 30 s (spec, Delivery).
 		expect(DEFAULT_CONFIG.webhookRetryDelays).toEqual(config.AS2_WEBHOOK_RETRY_DELAYS);

@@ -53,6 +53,7 @@ const envSchema = v.object({
 	AS2_METRICS_TOKEN: optionalText,
 	AS2_TRUST_PROXY: flag,
 	AS2_SHUTDOWN_TIMEOUT_SECONDS: seconds("30"),
+	AS2_LINGER_SECONDS: seconds("30"),
 	AS2_JOB_LEASE_SECONDS: seconds("60"),
 	AS2_WORKER_CONCURRENCY: seconds("16"),
 	AS2_RECEIVE_BURST: seconds("2000"),

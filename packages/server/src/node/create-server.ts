@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { As2Store } from "@as2kit/core/store";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { pino } from "pino";
@@ -13,6 +13,7 @@ import { createService, type Service } from "../service/create-service.ts";
 import type { Logger } from "../service/deps.ts";
 import { type Background, createBackground } from "../service/jobs/background.ts";
 import type { EnvConfig } from "./config-from-env.ts";
+import { answerEarly, closeLingeringConnections, lingerBounds } from "./early-answers.ts";
 import { loadMasterKey } from "./master-key.ts";
 import { openStore } from "./open-store.ts";
 
@@ -67,22 +68,21 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 		return forwarded || incoming?.socket?.remoteAddress || "unknown";
 	};
 	const app = createApp({ service, logger, clientIp, metricsToken: config.AS2_METRICS_TOKEN });
-	const tls =
+	const tlsOptions =
 		config.TLS_CERT_FILE && config.TLS_KEY_FILE
 			? {
-					createServer: createHttpsServer,
-					serverOptions: {
-						cert: readFileSync(config.TLS_CERT_FILE),
-						key: readFileSync(config.TLS_KEY_FILE),
-						minVersion: "TLSv1.2" as const,
-					},
+					cert: readFileSync(config.TLS_CERT_FILE),
+					key: readFileSync(config.TLS_KEY_FILE),
+					minVersion: "TLSv1.2" as const,
 				}
-			: {};
+			: null;
 	const servers: Server[] = [];
 	const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number) =>
 		new Promise<AddressInfo>((resolve, reject) => {
-			const server = serve({ fetch, port, hostname: config.HOST, ...tls }, (info) => resolve(info)) as Server;
+			const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createHttpServer();
+			answerEarly(server, getRequestListener(fetch), lingerBounds(config.AS2_LINGER_SECONDS));
 			server.once("error", reject);
+			server.listen(port, config.HOST, () => resolve(server.address() as AddressInfo));
 			// Every wait has a timeout: a client that stops sending cannot hold a socket forever.
 			server.requestTimeout = 15 * 60_000;
 			server.headersTimeout = 60_000;
@@ -146,6 +146,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 							new Promise<void>((resolve) => {
 								server.close(() => resolve());
 								server.closeIdleConnections();
+								closeLingeringConnections(server);
 							}),
 					),
 				);

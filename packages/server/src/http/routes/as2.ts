@@ -19,7 +19,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			// stream, a web Request and an AbortSignal first (body.ts). Read so that stopping early
 			// (over the size limit) does not destroy it: the default iterator's return() did, which
 			// detached it from its connection, and the next request on that keep-alive connection
-			// was never answered. @hono/node-server drains what is left once the answer is out.
+			// was never answered. What is left is read once the answer is out (node/early-answers.ts).
 			body: incoming ? incoming.iterator({ destroyOnReturn: false }) : c.req.raw.body,
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
@@ -35,7 +35,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 		tags: ["AS2"],
 		summary: "Receive an AS2 message or an async MDN from a partner (RFC 4130)",
 		description:
-			"Routed by AS2-To to a tenant and by AS2-From to one of its partners. A sync MDN request is answered with the MDN; otherwise 200 as soon as the message is stored. Limited per partner at the tenant plan's receive rate (burst 50 and 1 message/s on Free, 200 and 5/s on Starter, 1,000 and 25/s on Professional; AS2_RECEIVE_BURST and AS2_RECEIVE_PER_SECOND cap every plan and set Enterprise's): over it, 429 with Retry-After. Inbound work is bounded per tenant (the plan's concurrent requests) and per instance (AS2_RECEIVE_CONCURRENCY): over it, 503 with Retry-After, which AS2 senders retry. An async MDN that does not verify settles nothing: 400, recorded in the message's rejected_mdns.",
+			"Routed by AS2-To to a tenant and by AS2-From to one of its partners. A sync MDN request is answered with the MDN; otherwise 200 as soon as the message is stored. Limited per partner at the tenant plan's receive rate (burst 50 and 1 message/s on Free, 200 and 5/s on Starter, 1,000 and 25/s on Professional; AS2_RECEIVE_BURST and AS2_RECEIVE_PER_SECOND cap every plan and set Enterprise's): over it, 429 with Retry-After. Inbound work is bounded per tenant (the plan's concurrent requests) and per instance (AS2_RECEIVE_CONCURRENCY): over it, 503 with Retry-After, which AS2 senders retry. An async MDN that does not verify settles nothing: 400, recorded in the message's rejected_mdns. An answer the headers decide (413 by Content-Length, 404, 429, 503) comes before the body is read, instead of 100 Continue to a sender that sent Expect: 100-continue, and with Connection: close; the server still reads the rest of the body (at most AS2_LINGER_SECONDS) so that a sender that writes it all before reading gets the answer.",
 		public: true,
 		responses: {
 			200: {
