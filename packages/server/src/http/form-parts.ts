@@ -16,6 +16,12 @@ const MAX_PARTS = 100;
 const MAX_PART_HEADER_BYTES = 16 * 1024;
 /** Text fields of a form are small; payloads come in file parts. */
 const MAX_FIELD_BYTES = 64 * 1024;
+/**
+ * The most a form may carry besides one file's bytes: its other parts, their headers and the
+ * delimiters (a boundary is at most 70 characters, RFC 2046 §5.1.1). A Content-Length beyond a
+ * file limit plus this is over the limit before a byte is read.
+ */
+export const MAX_FORM_OVERHEAD_BYTES = MAX_PARTS * (MAX_PART_HEADER_BYTES + MAX_FIELD_BYTES + 2 * (70 + 6));
 
 export interface FormPart {
 	/** The `name` of its `Content-Disposition: form-data`. */

@@ -6,9 +6,10 @@ import { newPayloadKey, type SubmitInput } from "../../service/messages/submit.t
 import { planOf } from "../../service/plans.ts";
 import { fieldError } from "../../service/validation-error.ts";
 import { messageSchema, queuedView } from "../../service/views/message-views.ts";
-import { mediaType, readLimitedBody } from "../body.ts";
+import { declaredLength, mediaType, readLimitedBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { toFieldErrors } from "../field-errors.ts";
+import { MAX_FORM_OVERHEAD_BYTES } from "../form-parts.ts";
 import { readMessageForm } from "../message-form.ts";
 import { idempotent } from "../middleware/idempotent.ts";
 import { doc, messageEnvelope } from "../openapi.ts";
@@ -93,7 +94,7 @@ export function messageSubmitRoutes() {
 			tags: ["Messages"],
 			access: { permission: "messages:write", reach: "tenant" },
 			summary: "Send a message to a partner (messages:write)",
-			description: `JSON with the payload inline (\`payload.content\`, UTF-8 or base64 per \`payload.encoding\`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part \`file\` (its \`filename\` read as UTF-8, or RFC 2231 \`filename*\`), streamed and never held in memory (up to the plan's size), and the fields \`partner_id\` and \`content_type\` (both required, as in JSON), \`subject\`, \`filename\`, \`priority\`, \`headers\`, …. \`content_type\` is one of ${SUPPORTED_CONTENT_TYPES.join(", ")} (parameters such as \`; charset=utf-8\` allowed); another is 400 INVALID_CONTENT_TYPE. An empty payload (empty \`payload.content\`, a 0-byte file) is 422, and so is a multipart body that is not a well-formed form (wrong or unterminated boundary, more than 100 parts, oversized part headers). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.`,
+			description: `JSON with the payload inline (\`payload.content\`, UTF-8 or base64 per \`payload.encoding\`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part \`file\` (its \`filename\` read as UTF-8, or RFC 2231 \`filename*\`), streamed and never held in memory (up to the plan's size), and the fields \`partner_id\` and \`content_type\` (both required, as in JSON), \`subject\`, \`filename\`, \`priority\`, \`headers\`, …. \`content_type\` is one of ${SUPPORTED_CONTENT_TYPES.join(", ")} (parameters such as \`; charset=utf-8\` allowed); another is 400 INVALID_CONTENT_TYPE. An empty payload (empty \`payload.content\`, a 0-byte file) is 422, and so is a multipart body that is not a well-formed form (wrong or unterminated boundary, more than 100 parts, oversized part headers). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed, or before the upload when its Content-Length exceeds the plan's size by more than the form's other parts may take, about 8 MB), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.`,
 			body: jsonSchema,
 			idempotent: true,
 			responses: { 202: { description: "queued", schema: messageEnvelope(messageSchema) } },
@@ -111,6 +112,13 @@ export function messageSubmitRoutes() {
 			let input: SubmitInput;
 			if (mediaType(c.req.header("content-type")) === "multipart/form-data") {
 				const max = planOf(principal.plan, service.deps.config.enterpriseLimits).maxPayloadBytes;
+				// Before a byte of the body is read, so that a client sending Expect: 100-continue
+				// gets the 413 instead of 100 Continue and never sends the file (early-answers.ts).
+				if ((declaredLength(c) ?? 0) > max + MAX_FORM_OVERHEAD_BYTES) {
+					throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds the plan's ${max} bytes`, {
+						details: { max_bytes: max },
+					});
+				}
 				const form = await readMessageForm(c.req.raw, {
 					blobs: service.deps.blobs,
 					maxBytes: max,
