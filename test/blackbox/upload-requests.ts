@@ -363,3 +363,119 @@ export function filesOf(server: BuiltServer): string[] {
 		.filter((path) => !/^as2\.sqlite(-wal|-shm|-journal)?$/.test(path))
 		.sort();
 }
+
+/** What a client that sends its whole request before reading saw. */
+export interface SentWhole {
+	/** The error of a write, by code (EPIPE, ECONNRESET), or null when every byte went out. */
+	writeError: string | null;
+	/** The answer's status, header block (latin1) and body (UTF-8), as far as they came. */
+	status: number | null;
+	head: string;
+	body: string;
+	/** How the connection ended: the server's FIN, a reset (or another error), or our timeout. */
+	ended: "fin" | "reset" | "timeout";
+	/** The error that ended it, by code, when it was not a FIN. */
+	readError: string | null;
+}
+
+/**
+ * A client that writes the request head and every piece of its body at full speed, waiting
+ * only for the socket to drain, and reads nothing until it has written everything — as
+ * partners' AS2 clients, curl and Java's HttpClient mostly do. Then it reads the answer until
+ * the server ends the connection (or `timeoutMs` passes).
+ */
+export function sendWholeThenRead(
+	port: number,
+	head: string,
+	pieces: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+	timeoutMs = 60_000,
+): Promise<SentWhole> {
+	return new Promise((resolve) => {
+		const socket = connect({ host: "127.0.0.1", port });
+		socket.pause();
+		const received: Buffer[] = [];
+		let writeError: string | null = null;
+		let readError: string | null = null;
+		let writing = true;
+		let settled = false;
+		const finish = (ended: SentWhole["ended"]) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(timer);
+			socket.destroy();
+			const raw = Buffer.concat(received);
+			const split = raw.indexOf("\r\n\r\n");
+			const headBytes = split < 0 ? raw : raw.subarray(0, split);
+			const status = /^HTTP\/1\.1 (\d{3})/.exec(headBytes.toString("latin1"));
+			resolve({
+				writeError,
+				status: status ? Number(status[1]) : null,
+				head: headBytes.toString("latin1"),
+				body: split < 0 ? "" : raw.subarray(split + 4).toString("utf8"),
+				ended,
+				readError,
+			});
+		};
+		const timer = setTimeout(() => finish("timeout"), timeoutMs);
+		socket.on("error", (error: NodeJS.ErrnoException) => {
+			if (writing) writeError = error.code ?? error.message;
+			else readError = error.code ?? error.message;
+			finish("reset");
+		});
+		socket.on("data", (chunk: Buffer) => received.push(chunk));
+		socket.on("end", () => finish("fin"));
+		socket.once("connect", async () => {
+			await write(socket, Buffer.from(head, "latin1"));
+			for await (const piece of pieces) {
+				if (socket.destroyed) return;
+				await write(socket, piece);
+			}
+			writing = false;
+			socket.resume();
+		});
+	});
+}
+
+/**
+ * A SentWhole as tests compare it: the status, the Connection header, whether the answer's
+ * body came whole (its Content-Length), and how the connection ended.
+ */
+export function outcome(sent: SentWhole) {
+	const length = /\r\ncontent-length: *(\d+)/i.exec(sent.head)?.[1];
+	return {
+		status: sent.status,
+		connection: /\r\nconnection: *([^\r]*)/i.exec(sent.head)?.[1]?.toLowerCase() ?? null,
+		bodyWhole: length !== undefined && Buffer.byteLength(sent.body) === Number(length),
+		writeError: sent.writeError,
+		ended: sent.ended,
+		readError: sent.readError,
+	};
+}
+
+/** The outcome of an early answer done right: read whole, `Connection: close`, then a FIN, no error. */
+export const ANSWERED_THEN_FIN = {
+	connection: "close",
+	bodyWhole: true,
+	writeError: null,
+	ended: "fin",
+	readError: null,
+} as const;
+
+/** `size` bytes of body in pieces of 1 MiB (one buffer, sent again and again). */
+export function* bulk(size: number): Generator<Uint8Array> {
+	const piece = Buffer.alloc(1024 * 1024, 0x41);
+	for (let sent = 0; sent < size; sent += piece.byteLength) {
+		yield sent + piece.byteLength <= size ? piece : piece.subarray(0, size - sent);
+	}
+}
+
+/** `size` bytes of chunked transfer coding (256 KiB chunks), with its last chunk. */
+export function* chunkedBody(size: number): Generator<Uint8Array> {
+	const chunk = Buffer.alloc(256 * 1024, 0x41);
+	for (let sent = 0; sent < size; sent += chunk.byteLength) {
+		yield Buffer.from(`${chunk.byteLength.toString(16)}\r\n`);
+		yield chunk;
+		yield Buffer.from("\r\n");
+	}
+	yield Buffer.from("0\r\n\r\n");
+}
