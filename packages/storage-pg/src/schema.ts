@@ -379,6 +379,8 @@ export const webhookEndpoints = pgTable(
 		url: text("url").notNull(),
 		events: json<string[]>("events").notNull(),
 		active: boolean("active").notNull(),
+		// Existing endpoints: see the migration that added it (README, Webhooks: upgrading).
+		accountEvents: boolean("account_events").notNull().default(false),
 		secretSealed: text("secret_sealed").notNull(),
 		failingSince: instant("failing_since"),
 		disabledReason: text("disabled_reason"),

@@ -379,6 +379,8 @@ export const webhookEndpoints = sqliteTable(
 		url: text("url").notNull(),
 		events: json<string[]>("events").notNull(),
 		active: integer("active", { mode: "boolean" }).notNull(),
+		// Existing endpoints: see the migration that added it (README, Webhooks: upgrading).
+		accountEvents: integer("account_events", { mode: "boolean" }).notNull().default(false),
 		secretSealed: text("secret_sealed").notNull(),
 		failingSince: instant("failing_since"),
 		disabledReason: text("disabled_reason"),

@@ -20,6 +20,7 @@ it("two connections to one file never claim the same delivery nor exceed the per
 				url: "https://hooks.example.com/",
 				events: ["*"],
 				active: true,
+				accountEvents: false,
 				secretSealed: "x",
 				failingSince: null,
 				disabledReason: null,

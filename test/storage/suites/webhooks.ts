@@ -10,6 +10,7 @@ const endpoint = (id: string, overrides: Partial<WebhookEndpointRecord> = {}): W
 	url: `https://hooks.example.com/${id}`,
 	events: ["message.*", "partner.created"],
 	active: true,
+	accountEvents: false,
 	secretSealed: `sealed-${id}`,
 	failingSince: null,
 	disabledReason: null,
@@ -105,6 +106,39 @@ export const webhookTests = {
 		});
 		expect(updated).toEqual(endpoint("wh_000003", { createdAt: at(3), active: true, events: ["*"], updatedAt: at(9) }));
 		expect(await store.webhookEndpoints.listActive("tnt_000001")).toHaveLength(3);
+	},
+	"webhooks - an endpoint keeps its accountEvents flag; update sets it alone or with the events": async ({ store }) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001", { accountEvents: true, events: ["*"] }));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		expect(await store.webhookEndpoints.get("tnt_000001", "wh_000001")).toEqual(
+			endpoint("wh_000001", { accountEvents: true, events: ["*"] }),
+		);
+		const flags = async (read: Promise<{ id: string; accountEvents: boolean }[]>) =>
+			(await read).map((e) => [e.id, e.accountEvents]);
+		expect(await flags(store.webhookEndpoints.listActive("tnt_000001"))).toEqual([
+			["wh_000001", true],
+			["wh_000002", false],
+		]);
+		const page = store.webhookEndpoints.list("tnt_000001", { page: 1, perPage: 10 }).then((p) => p.items);
+		expect(await flags(page)).toEqual([
+			["wh_000001", true],
+			["wh_000002", false],
+		]);
+		const cleared = await store.webhookEndpoints.update("tnt_000001", "wh_000001", {
+			events: ["message.*"],
+			accountEvents: false,
+			updatedAt: at(1),
+		});
+		expect(cleared).toMatchObject({ events: ["message.*"], accountEvents: false });
+		const set = await store.webhookEndpoints.update("tnt_000001", "wh_000002", {
+			accountEvents: true,
+			updatedAt: at(2),
+		});
+		expect(set).toMatchObject({ events: ["message.*", "partner.created"], accountEvents: true });
+		// Changing something else leaves the flag as it is.
+		expect(
+			await store.webhookEndpoints.update("tnt_000001", "wh_000002", { active: false, updatedAt: at(3) }),
+		).toMatchObject({ active: false, accountEvents: true });
 	},
 	"webhooks - hasActiveInAccount sees an active endpoint in any tenant of that account only": async ({ store }) => {
 		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
@@ -324,6 +358,24 @@ export const webhookTests = {
 		);
 		expect(pending.items.map((d) => d.id)).toEqual([c.id, a.id]);
 		expect((await store.webhookDeliveries.list("tnt_000002", "wh_000001", { page: 1, perPage: 10 })).total).toBe(0);
+	},
+	"webhooks - deliveries list leaves out the event categories asked, counting only the rest": async ({ store }) => {
+		const kinds = ["message.sent", "tenant.created", "billing.usage_threshold", "account.updated", "partner.created"];
+		const made = kinds.map((eventKind) => delivery({ eventKind, body: JSON.stringify({ event: eventKind }) }));
+		for (const d of made) await store.webhookDeliveries.create(d);
+		const except = (exceptCategories: string[], status?: "pending") =>
+			store.webhookDeliveries
+				.list("tnt_000001", "wh_000001", { page: 1, perPage: 10 }, { exceptCategories, ...(status ? { status } : {}) })
+				.then((page) => [page.items.map((d) => d.eventKind), page.total]);
+		expect(await except(["account", "tenant", "billing"])).toEqual([["partner.created", "message.sent"], 2]);
+		expect(await except(["account", "tenant", "billing"], "pending")).toEqual([["partner.created", "message.sent"], 2]);
+		expect(await except(["message"])).toEqual([
+			["partner.created", "account.updated", "billing.usage_threshold", "tenant.created"],
+			4,
+		]);
+		// A category is the whole part before the dot, not a prefix of it.
+		expect(await except(["ten", "bill"])).toEqual([[...kinds].reverse(), 5]);
+		expect(await except([])).toEqual([[...kinds].reverse(), 5]);
 	},
 	"webhooks - deleting an endpoint removes its deliveries and attempts": async ({ store }) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));

@@ -9,6 +9,12 @@ export interface WebhookEndpointRecord {
 	/** Event kinds and patterns it subscribes to: `message.sent`, `message.*`, `*`. */
 	events: string[];
 	active: boolean;
+	/**
+	 * Whether it receives the account-level events (`account.*`, `tenant.*`, `billing.*`) its
+	 * `events` cover. Decided by the service: only a credential reaching the whole account sets
+	 * it (README, Webhooks); an endpoint of lesser reach never learns about other tenants.
+	 */
+	accountEvents: boolean;
 	/** The signing secret, sealed by the service; adapters store it as opaque text. */
 	secretSealed: string;
 	/** The first failed attempt since the last successful one; null while healthy. */
@@ -97,7 +103,10 @@ export interface WebhookEndpointStore {
 		tenantId: string,
 		id: string,
 		patch: Partial<
-			Pick<WebhookEndpointRecord, "url" | "events" | "active" | "secretSealed" | "failingSince" | "disabledReason">
+			Pick<
+				WebhookEndpointRecord,
+				"url" | "events" | "accountEvents" | "active" | "secretSealed" | "failingSince" | "disabledReason"
+			>
 		> & { updatedAt: Date },
 	): Promise<WebhookEndpointRecord | null>;
 	/** Removes the endpoint with its deliveries and their attempts; false when there was none. */
@@ -135,12 +144,15 @@ export interface WebhookDeliveryStore {
 	 */
 	create(delivery: WebhookDeliveryRecord): Promise<boolean>;
 	get(tenantId: string, id: string): Promise<WebhookDeliveryRecord | null>;
-	/** An endpoint's deliveries, newest first; `status` narrows. */
+	/**
+	 * An endpoint's deliveries, newest first; `status` narrows, and `exceptCategories` leaves
+	 * out the deliveries of those event categories (`tenant` leaves out `tenant.created`, …).
+	 */
 	list(
 		tenantId: string,
 		endpointId: string,
 		page: PageRequest,
-		filter?: { status?: WebhookDeliveryStatus },
+		filter?: { status?: WebhookDeliveryStatus; exceptCategories?: readonly string[] },
 	): Promise<Page<WebhookDeliveryRecord>>;
 	/** The attempts of these deliveries, by delivery then attempt number. */
 	listAttempts(tenantId: string, deliveryIds: readonly string[]): Promise<WebhookAttemptRecord[]>;

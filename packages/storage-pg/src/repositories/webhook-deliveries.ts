@@ -4,7 +4,23 @@ import type {
 	WebhookDeliveryRecord,
 	WebhookDeliveryStore,
 } from "@as2kit/core/store";
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, not, or, type SQL, sql } from "drizzle-orm";
+import {
+	and,
+	asc,
+	count,
+	desc,
+	eq,
+	gte,
+	inArray,
+	isNotNull,
+	isNull,
+	lt,
+	not,
+	notInArray,
+	or,
+	type SQL,
+	sql,
+} from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { webhookAttempts, webhookDeliveries } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
@@ -13,6 +29,8 @@ type Row = typeof webhookDeliveries.$inferSelect;
 
 const toDelivery = ({ seq: _seq, ...row }: Row): WebhookDeliveryRecord => row as WebhookDeliveryRecord;
 const toAttempt = (row: typeof webhookAttempts.$inferSelect): WebhookAttemptRecord => row;
+/** The part of the event kind before the dot: `tenant` of `tenant.created`. */
+const eventCategory = sql`split_part(${webhookDeliveries.eventKind}, '.', 1)`;
 const first = ([row]: Row[]) => (row ? toDelivery(row) : null);
 const dueOrder = (a: Row, b: Row) =>
 	(a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || a.seq - b.seq;
@@ -104,6 +122,9 @@ export function createWebhookDeliveryStore(runner: Runner): WebhookDeliveryStore
 				eq(webhookDeliveries.endpointId, endpointId),
 			];
 			if (filter?.status) conditions.push(eq(webhookDeliveries.status, filter.status));
+			if (filter?.exceptCategories?.length) {
+				conditions.push(notInArray(eventCategory, [...filter.exceptCategories]));
+			}
 			const where = and(...conditions);
 			const { limit, offset } = window(page);
 			return runner.run(async (db) => {

@@ -1,6 +1,6 @@
 import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStore } from "@as2kit/core/store";
 import type Database from "better-sqlite3";
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { webhookAttempts, webhookDeliveries } from "../schema.ts";
 import { orNull } from "./accounts.ts";
@@ -9,6 +9,8 @@ import { window } from "./pagination.ts";
 const toDelivery = ({ seq: _seq, ...row }: typeof webhookDeliveries.$inferSelect): WebhookDeliveryRecord =>
 	row as WebhookDeliveryRecord;
 const toAttempt = (row: typeof webhookAttempts.$inferSelect): WebhookAttemptRecord => row;
+/** The part of the event kind before the dot: `tenant` of `tenant.created`. */
+const eventCategory = sql`substr(${webhookDeliveries.eventKind}, 1, instr(${webhookDeliveries.eventKind}, '.') - 1)`;
 
 const byTenant = (tenantId: string, id: string) =>
 	and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id));
@@ -101,6 +103,9 @@ export function createWebhookDeliveryStore(exec: Exec): WebhookDeliveryStore {
 					eq(webhookDeliveries.endpointId, endpointId),
 				];
 				if (filter?.status) conditions.push(eq(webhookDeliveries.status, filter.status));
+				if (filter?.exceptCategories?.length) {
+					conditions.push(notInArray(eventCategory, [...filter.exceptCategories]));
+				}
 				const where = and(...conditions);
 				const { limit, offset } = window(page);
 				const items = db
