@@ -467,3 +467,76 @@ describe("the authorization matrix, generated from /openapi.json", () => {
 		server.assertAlive();
 	}, 300_000);
 });
+
+/**
+ * Webhook endpoints and the account's events (README, Webhooks): beyond each operation's row,
+ * subscribing to an account-level kind, and changing or deleting an endpoint that receives the
+ * account's events (`account_events: true`), need a credential reaching the whole account;
+ * others get 403 before their body is validated. Each case, for every credential kind.
+ */
+const ACCOUNT_EVENT_CASES: {
+	key: string;
+	ok: number;
+	/** The path and body of an allowed request. */
+	request: (world: World, flagged: () => Promise<string>) => Promise<{ path: string; body: unknown }>;
+	/** A body that would be a 422: a refusal must come first. */
+	invalid: unknown;
+}[] = [
+	{
+		key: "POST /v1/webhook-endpoints",
+		ok: 201,
+		request: async (w) => ({ path: "/v1/webhook-endpoints", body: { url: `${w.sinkUrl}/hook`, events: ["tenant.*"] } }),
+		invalid: { url: "ftp://nowhere", events: ["tenant.*", "billing.*"], secret: "short" },
+	},
+	{
+		key: "PATCH /v1/webhook-endpoints/{webhook_id}",
+		ok: 200,
+		request: async (_, flagged) => ({ path: `/v1/webhook-endpoints/${await flagged()}`, body: { events: ["*"] } }),
+		invalid: [],
+	},
+	{
+		key: "DELETE /v1/webhook-endpoints/{webhook_id}",
+		ok: 200,
+		request: async (_, flagged) => ({ path: `/v1/webhook-endpoints/${await flagged()}`, body: {} }),
+		invalid: {},
+	},
+];
+
+describe("the account's events in the authorization matrix", () => {
+	it("lets only credentials reaching the whole account subscribe to them or change their endpoints", async () => {
+		const owner = world.accounts.A.ownerToken;
+		const flagged = async () => {
+			const created = await call(world.base, "POST", "/v1/webhook-endpoints", {
+				token: owner,
+				body: { url: `${world.sinkUrl}/account`, events: ["*"] },
+			});
+			expect([created.status, created.json?.data?.account_events]).toEqual([201, true]);
+			return created.json.data.id as string;
+		};
+		const rule: Rule = { permission: "webhooks:write", reach: "whole-account" };
+		const operation = (key: string) => operations.find((o) => o.key === key)!;
+		const cells = ACCOUNT_EVENT_CASES.flatMap((c) => world.credentials.map((credential) => ({ c, credential })));
+		let forwardedFor = 0x1000;
+		const mismatches = (
+			await runBounded(cells, 4, async ({ c, credential }) => {
+				const want = expected(credential, { rule, ok: c.ok }, "own", operation(c.key));
+				const { path, body } = await c.request(world, flagged);
+				const headers: Record<string, string> = {};
+				if (credential.refusedWith) headers["x-forwarded-for"] = `2001:db8::${(++forwardedFor).toString(16)}`;
+				const sent = want.status === c.ok ? body : c.invalid;
+				const response = await call(world.base, operation(c.key).method, path, {
+					token: credential.token,
+					headers,
+					body: sent,
+				});
+				const wrong =
+					response.status !== want.status || (want.code !== undefined && response.json?.error?.code !== want.code);
+				return wrong
+					? `${credential.name} · ${c.key}: got ${response.status} ${response.text.slice(0, 160)}, want ${JSON.stringify(want)}`
+					: null;
+			})
+		).filter((m) => m !== null);
+		expect(mismatches).toEqual([]);
+		server.assertAlive();
+	}, 120_000);
+});

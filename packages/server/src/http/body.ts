@@ -17,6 +17,12 @@ type BodyEnv<S extends v.GenericSchema> = AppEnv & { Variables: { body: v.InferO
 export interface BodyOptions<S extends v.GenericSchema> {
 	maxBytes?: number;
 	/**
+	 * An authorization that depends on what the body asks for (or on the object it changes):
+	 * runs on the body as read, before any validation, so that a caller without the grant
+	 * learns nothing but 403 (README, Who may do what). Throws to refuse.
+	 */
+	authorize?: (c: Context<BodyEnv<S>>, raw: unknown) => void | Promise<void>;
+	/**
 	 * The service's checks of the values (a URL's target, known event kinds, …): run on the
 	 * fields that passed the schema even when others failed it, so that one 422 names every
 	 * invalid field (issue #16, defect 9). Throws a field error (422) to refuse.
@@ -38,6 +44,7 @@ export function body<S extends v.GenericSchema>(
 	const tooLarge = () => new As2Error("REQUEST_TOO_LARGE", `the request body exceeds ${maxBytes} bytes`);
 	return async (c, next) => {
 		const raw = await readLimitedBody(c, maxBytes, tooLarge);
+		await options.authorize?.(c, raw);
 		const result = v.safeParse(schema, raw);
 		const fields = new FieldChecks();
 		if (!result.success) fields.add(schemaError(result.issues));

@@ -15,7 +15,7 @@ const HEADERS = [
 ] as const;
 
 const DELIVERY =
-	"Sent as a POST with a JSON body to every active endpoint subscribed to the kind (`kind`, `<category>.*` or `*`); account.*, tenant.* and billing.* go to the endpoints of the account's first tenant. Any 2xx within 30 seconds is success; anything else, a timeout or a connection or certificate failure is retried after AS2_WEBHOOK_RETRY_DELAYS (default 0 s, 15 s, 15 min, 1 h, 6 h, 24 h). At-least-once: de-duplicate by x-webhook-id.";
+	"Sent as a POST with a JSON body to every active endpoint subscribed to the kind (`kind`, `<category>.*` or `*`); account.*, tenant.* and billing.* go to the endpoints of the account's first tenant that have `account_events: true` (subscribed by a credential reaching the whole account). Any 2xx within 30 seconds is success; anything else, a timeout or a connection or certificate failure is retried after AS2_WEBHOOK_RETRY_DELAYS (default 0 s, 15 s, 15 min, 1 h, 6 h, 24 h). At-least-once: de-duplicate by x-webhook-id.";
 
 /**
  * The OpenAPI 3.1 `webhooks` section: one operation per event kind of the catalog, its body

@@ -1,7 +1,10 @@
 import { expect } from "vitest";
 import type { ServiceConfig } from "../../src/service/config.ts";
+import { recordEvent } from "../../src/service/events.ts";
 import { type Background, createBackground } from "../../src/service/jobs/background.ts";
+import type { EventKind } from "../../src/service/webhooks/event-kinds.ts";
 import { FAN_OUT_JOB } from "../../src/service/webhooks/job-kinds.ts";
+import { EVENT_SAMPLES } from "./event-samples.ts";
 import { createTestApp, register, type TestApp, type TestClock } from "./test-app.ts";
 
 export interface WebhookWorld {
@@ -12,6 +15,8 @@ export interface WebhookWorld {
 	/** Creates an endpoint through the API; returns its data (with the secret). */
 	// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
 	createEndpoint(body: Record<string, unknown>, headers?: Record<string, string>): Promise<any>;
+	/** Records an event of the owner's tenant with its sample data, as its emitter would. */
+	record(kind: EventKind): Promise<unknown>;
 	/** Waits until every outbox event has been fanned out to deliveries. */
 	fannedOut(): Promise<void>;
 	close(): Promise<void>;
@@ -42,6 +47,20 @@ export async function createWebhookWorld(
 			expect(response.status, response.text).toBe(201);
 			return response.json.data;
 		},
+		record: (kind) =>
+			t.store.transaction((tx) =>
+				recordEvent(
+					tx,
+					{
+						kind,
+						accountId: owner.accountId,
+						tenantId: owner.tenantId,
+						environment: "live",
+						data: EVENT_SAMPLES[kind]!,
+					},
+					t.clock.now(),
+				),
+			),
 		async fannedOut() {
 			for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
 				if ((await t.store.jobs.list({ kind: FAN_OUT_JOB })).length === 0) return;

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { formatInstant } from "../../service/views/instant.ts";
 import {
@@ -31,7 +31,9 @@ const events = v.pipe(
 	v.array(v.string()),
 	v.minLength(1, "must list at least one event kind"),
 	v.maxLength(50, "must list at most 50 event kinds"),
-	v.description("event kinds (`message.sent`), categories (`message.*`, `billing.*`) or `*`"),
+	v.description(
+		"event kinds (`message.sent`), categories (`message.*`, `billing.*`) or `*`. Account-level kinds (`account.*`, `tenant.*`, `billing.*`) tell about every tenant: naming one needs a credential reaching the whole account (an owner's or admin's session, or an account key not restricted to some tenants; 403 `insufficient_scope` otherwise), and only such a credential's `*` or `<category>.*` covers them (see `account_events`)",
+	),
 );
 const secret = v.pipe(
 	v.string(),
@@ -51,6 +53,27 @@ const deliveriesQuery = v.object({
 	status: v.optional(v.picklist(["pending", "succeeded", "failed"])),
 });
 const notFound = { 404: "no such webhook endpoint in this tenant (NOT_FOUND)" };
+const ACCOUNT_EVENTS_RULE =
+	"Account-level events (`account.*`, `tenant.*`, `billing.*`) go to the endpoints of the account's first tenant whose events a credential reaching the whole account (an owner's or admin's session, or an account key not restricted to some tenants) set: `account_events: true`. Naming an account-level kind in `events` with another credential is 403 `insufficient_scope`; its `*` or `<category>.*` is accepted and covers the other kinds only.";
+const ACCOUNT_ENDPOINT_RULE =
+	"An endpoint with `account_events: true` is changed or deleted only by a credential reaching the whole account (403 `insufficient_scope` for others, before the body is validated).";
+
+/**
+ * The authorization of what a create or update asks for, before its body is validated:
+ * account-level subscriptions, and changes to an endpoint that receives the account's events.
+ */
+const authorizeSubscription = <E extends AppEnv>(c: Context<E>, raw: unknown) =>
+	c.var.service.webhooks.authorizeWrite(c.var.principal, {
+		endpointId: c.req.param("webhook_id"),
+		events: subscriptionsIn(raw),
+	});
+
+/** The event names a body asks for, as sent (a form's single `events` is a string). */
+function subscriptionsIn(raw: unknown): string[] {
+	const events =
+		typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as { events?: unknown }).events : [];
+	return (Array.isArray(events) ? events : [events]).filter((e): e is string => typeof e === "string");
+}
 const TAGS = ["Webhooks"];
 
 /** `/v1/webhook-endpoints` (interface spec, Webhook endpoints; decisions.md for the shapes it leaves open). */
@@ -62,14 +85,19 @@ export function webhookEndpointRoutes() {
 				tags: TAGS,
 				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Create a webhook endpoint (webhooks:write)",
-				description:
+				description: [
 					"Active on creation. The signing secret is returned in this response only. Malformed URLs, other schemes, and loopback, private or link-local hosts are 422 INVALID_ENDPOINT_URL.",
+					ACCOUNT_EVENTS_RULE,
+				].join(" "),
 				body: createSchema,
 				idempotent: true,
 				responses: { 201: { description: "created", schema: messageEnvelope(createdWebhookEndpointSchema) } },
 			}),
 			idempotent(),
-			body(createSchema, { check: (c, input) => c.var.service.webhooks.checkInput(input) }),
+			body(createSchema, {
+				authorize: authorizeSubscription,
+				check: (c, input) => c.var.service.webhooks.checkInput(input),
+			}),
 			async (c) => {
 				const { endpoint, secret: shown } = await c.var.service.webhooks.create(c.var.principal, c.var.body);
 				return c.json({ message: "Webhook endpoint created", data: createdWebhookEndpointView(endpoint, shown) }, 201);
@@ -112,15 +140,22 @@ export function webhookEndpointRoutes() {
 				tags: TAGS,
 				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Change an endpoint's url, events, active flag or secret (webhooks:write)",
-				description:
+				description: [
 					"Only supplied fields change. `active: true` on an endpoint as2kit deactivated clears `disabled_reason` and `failing_since`; its pending deliveries resume. A new secret signs every later attempt, retries included.",
+					"New `events` decide `account_events` anew, by the credential that sets them.",
+					ACCOUNT_EVENTS_RULE,
+					ACCOUNT_ENDPOINT_RULE,
+				].join(" "),
 				body: patchSchema,
 				idempotent: true,
 				responses: { 200: { description: "updated", schema: messageEnvelope(webhookEndpointSchema) } },
 				errors: notFound,
 			}),
 			idempotent(),
-			body(patchSchema, { check: (c, input) => c.var.service.webhooks.checkInput(input) }),
+			body(patchSchema, {
+				authorize: authorizeSubscription,
+				check: (c, input) => c.var.service.webhooks.checkInput(input),
+			}),
 			async (c) => {
 				const endpoint = await c.var.service.webhooks.update(c.var.principal, c.req.param("webhook_id"), c.var.body);
 				return c.json({ message: "Webhook endpoint updated", data: webhookEndpointView(endpoint) });
@@ -132,6 +167,7 @@ export function webhookEndpointRoutes() {
 				tags: TAGS,
 				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Delete a webhook endpoint and its delivery log (webhooks:write)",
+				description: ACCOUNT_ENDPOINT_RULE,
 				responses: {
 					200: {
 						description: "deleted; nothing more is sent to it",
@@ -185,7 +221,7 @@ export function webhookEndpointRoutes() {
 				access: { permission: "webhooks:read", reach: "tenant" },
 				summary: "The endpoint's deliveries with their attempts (webhooks:read)",
 				description:
-					"Newest first; each delivery carries its attempt log (status, response status and time, error). Finished deliveries are kept 30 days.",
+					"Newest first; each delivery carries its attempt log (status, response status and time, error). Finished deliveries are kept 30 days. Deliveries of account-level events (`account.*`, `tenant.*`, `billing.*`) are listed only to a credential reaching the whole account.",
 				responses: {
 					200: { description: "a page of deliveries", schema: listEnvelope(webhookDeliverySchema) },
 				},
@@ -210,7 +246,7 @@ export function webhookEndpointRoutes() {
 				access: { permission: "webhooks:write", reach: "tenant" },
 				summary: "Send a delivery again now (webhooks:write)",
 				description:
-					"The delivery becomes due at once, whatever its status; if that attempt fails, the automatic retries left in its schedule follow. 422 while an attempt is in progress or the endpoint is inactive.",
+					"The delivery becomes due at once, whatever its status; if that attempt fails, the automatic retries left in its schedule follow. 422 while an attempt is in progress or the endpoint is inactive. A delivery of an account-level event answers 404 to a credential that does not reach the whole account.",
 				responses: { 202: { description: "queued", schema: messageEnvelope(webhookDeliverySchema) } },
 				errors: { 404: "no such endpoint or delivery in this tenant (NOT_FOUND)" },
 			}),

@@ -13,6 +13,12 @@ export const webhookEndpointSchema = v.object({
 	url: v.string(),
 	events: v.pipe(v.array(v.string()), v.description("event kinds, `<category>.*` or `*`")),
 	active: v.boolean(),
+	account_events: v.pipe(
+		v.boolean(),
+		v.description(
+			"whether it receives the account-level events (`account.*`, `tenant.*`, `billing.*`) its `events` cover: true when a credential reaching the whole account (an owner's or admin's session, or an account key not restricted to some tenants) set its events and it is in the account's first tenant, where those events go",
+		),
+	),
 	failing_since: v.pipe(
 		nullableInstantSchema,
 		v.description("the first failed attempt since the last successful one; null while deliveries succeed"),
@@ -32,6 +38,7 @@ export function webhookEndpointView(endpoint: WebhookEndpointRecord): v.InferOut
 		url: endpoint.url,
 		events: endpoint.events,
 		active: endpoint.active,
+		account_events: endpoint.accountEvents,
 		failing_since: formatOptionalInstant(endpoint.failingSince),
 		disabled_reason: endpoint.disabledReason,
 		created_at: formatInstant(endpoint.createdAt),

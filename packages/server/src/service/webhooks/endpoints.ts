@@ -9,12 +9,19 @@ import type {
 } from "@as2kit/core/store";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { eventEnvelope } from "../events.ts";
-import { type Principal, requirePermission } from "../principal.ts";
+import { type Principal, reachesWholeAccount, requirePermission } from "../principal.ts";
 import type { TargetPolicy } from "../transport/target-url.ts";
 import { FieldChecks, fieldError, notFound } from "../validation-error.ts";
+import {
+	isAccountLevelKind,
+	receivesAccountEvents,
+	refuseAccountLevelSubscriptions,
+	refuseChangingAccountEndpoint,
+} from "./account-events.ts";
 import { type AttemptContext, type AttemptOutcome, attemptDelivery } from "./attempt.ts";
 import { generateWebhookSecret, sealWebhookSecret, webhookSecretKey } from "./endpoint-secret.ts";
 import { checkEndpointUrl } from "./endpoint-url.ts";
+import { ACCOUNT_LEVEL_CATEGORIES } from "./event-kinds.ts";
 import { isEventPattern } from "./event-patterns.ts";
 import { createWebhookSender } from "./http-sender.ts";
 
@@ -63,6 +70,7 @@ export function createWebhookService(deps: ServiceDeps) {
 			input: WebhookEndpointInput,
 		): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
 			requirePermission(principal, "webhooks:write");
+			refuseAccountLevelSubscriptions(principal, input.events);
 			const { url, events } = checkEndpointInput(input, config) as { url: string; events: string[] };
 			const secret = input.secret ?? generateWebhookSecret();
 			return store.transaction(async (tx) => {
@@ -75,6 +83,7 @@ export function createWebhookService(deps: ServiceDeps) {
 					url,
 					events,
 					active: true,
+					accountEvents: await receivesAccountEvents(tx, principal, principal.tenantId, events),
 					secretSealed: sealWebhookSecret(secretKey, id, secret),
 					failingSince: null,
 					disabledReason: null,
@@ -84,6 +93,19 @@ export function createWebhookService(deps: ServiceDeps) {
 				await tx.webhookEndpoints.create(endpoint);
 				return { endpoint, secret };
 			});
+		},
+
+		/**
+		 * The authorization of a create or an update that depends on what it asks for, for the
+		 * HTTP layer to run before it validates anything (README, Who may do what): account-level
+		 * subscriptions, and changes to an endpoint that receives the account's events, need a
+		 * credential reaching the whole account. Create, update and remove check again.
+		 */
+		async authorizeWrite(principal: Principal, request: { endpointId?: string; events?: readonly string[] }) {
+			if (request.events) refuseAccountLevelSubscriptions(principal, request.events);
+			if (request.endpointId === undefined || reachesWholeAccount(principal)) return;
+			const endpoint = await store.webhookEndpoints.get(principal.tenantId, request.endpointId);
+			if (endpoint) refuseChangingAccountEndpoint(principal, endpoint);
 		},
 
 		/**
@@ -107,21 +129,27 @@ export function createWebhookService(deps: ServiceDeps) {
 		/**
 		 * Only supplied fields change. A new URL or a reactivation starts a fresh failure streak.
 		 * Deactivating pauses the endpoint's pending deliveries; reactivating clears
-		 * `disabled_reason` and makes them due at once.
+		 * `disabled_reason` and makes them due at once. New events decide anew whether the
+		 * endpoint receives account-level events: by who sets them (account-events.ts).
 		 */
 		async update(principal: Principal, id: string, input: WebhookEndpointPatch): Promise<WebhookEndpointRecord> {
 			requirePermission(principal, "webhooks:write");
+			refuseAccountLevelSubscriptions(principal, input.events ?? []);
 			const { url, events } = checkEndpointInput(input, config);
 			return store.transaction(async (tx) => {
 				const existing = await tx.webhookEndpoints.get(principal.tenantId, id);
 				if (!existing) throw notFound("webhook endpoint");
+				refuseChangingAccountEndpoint(principal, existing);
 				const at = now();
 				const patch: Parameters<typeof tx.webhookEndpoints.update>[2] = { updatedAt: at };
 				if (url !== undefined) {
 					patch.url = url;
 					if (url !== existing.url) patch.failingSince = null;
 				}
-				if (events !== undefined) patch.events = events;
+				if (events !== undefined) {
+					patch.events = events;
+					patch.accountEvents = await receivesAccountEvents(tx, principal, principal.tenantId, events);
+				}
 				if (input.secret !== undefined) patch.secretSealed = sealWebhookSecret(secretKey, id, input.secret);
 				if (input.active !== undefined) {
 					patch.active = input.active;
@@ -137,6 +165,7 @@ export function createWebhookService(deps: ServiceDeps) {
 		/** Deletes the endpoint with its delivery log; nothing more is sent to it. */
 		async remove(principal: Principal, id: string): Promise<{ id: string; deletedAt: Date }> {
 			requirePermission(principal, "webhooks:write");
+			refuseChangingAccountEndpoint(principal, await visibleEndpoint(principal, id));
 			if (!(await store.webhookEndpoints.delete(principal.tenantId, id))) throw notFound("webhook endpoint");
 			return { id, deletedAt: now() };
 		},
@@ -206,12 +235,10 @@ export function createWebhookService(deps: ServiceDeps) {
 		): Promise<DeliveriesPage> {
 			requirePermission(principal, "webhooks:read");
 			await visibleEndpoint(principal, endpointId);
-			const result = await store.webhookDeliveries.list(
-				principal.tenantId,
-				endpointId,
-				page,
-				filter.status ? { status: filter.status } : {},
-			);
+			const result = await store.webhookDeliveries.list(principal.tenantId, endpointId, page, {
+				...(filter.status ? { status: filter.status } : {}),
+				...(reachesWholeAccount(principal) ? {} : { exceptCategories: ACCOUNT_LEVEL_CATEGORIES }),
+			});
 			const attempts = await store.webhookDeliveries.listAttempts(
 				principal.tenantId,
 				result.items.map((d) => d.id),
@@ -231,7 +258,9 @@ export function createWebhookService(deps: ServiceDeps) {
 			requirePermission(principal, "webhooks:write");
 			const endpoint = await visibleEndpoint(principal, endpointId);
 			const existing = await store.webhookDeliveries.get(principal.tenantId, deliveryId);
-			if (!existing || existing.endpointId !== endpoint.id) throw notFound("webhook delivery");
+			if (!existing || existing.endpointId !== endpoint.id || !mayReadDelivery(principal, existing)) {
+				throw notFound("webhook delivery");
+			}
 			if (!endpoint.active) {
 				throw fieldError("webhook_id", "is inactive: activate the endpoint (PATCH active: true) before retrying");
 			}
@@ -240,6 +269,14 @@ export function createWebhookService(deps: ServiceDeps) {
 			return { delivery, attempts: await store.webhookDeliveries.listAttempts(principal.tenantId, [deliveryId]) };
 		},
 	};
+}
+
+/**
+ * Deliveries of account-level events tell about every tenant: a credential of lesser reach
+ * sees neither them in the log nor their payload through a retry (they answer as missing).
+ */
+function mayReadDelivery(principal: Principal, delivery: WebhookDeliveryRecord): boolean {
+	return reachesWholeAccount(principal) || !isAccountLevelKind(delivery.eventKind);
 }
 
 /** The URL and the events, when given, checked together: one 422 names both when both are wrong. */

@@ -231,6 +231,7 @@ export function isEventKind(kind: string): kind is EventKind {
 
 /**
  * Account-level events go to the subscribed endpoints of the account's first tenant
- * (decisions.md, Clarifications), whatever tenant they concern.
+ * (decisions.md, Clarifications), whatever tenant they concern, and there only to those a
+ * credential reaching the whole account subscribed (account-events.ts).
  */
 export const ACCOUNT_LEVEL_CATEGORIES: readonly string[] = ["account", "tenant", "billing"];

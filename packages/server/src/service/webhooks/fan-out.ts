@@ -3,13 +3,13 @@ import type { ServiceDeps } from "../deps.ts";
 import { eventEnvelope } from "../events.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { addSeconds } from "../time.ts";
-import { ACCOUNT_LEVEL_CATEGORIES, categoryOf } from "./event-kinds.ts";
-import { matchesEvent } from "./event-patterns.ts";
+import { firstTenantId, isAccountLevelKind, receivesEvent } from "./account-events.ts";
 
 /**
  * The fan-out job of one outbox event (enqueued by `recordEvent` in the event's own
- * transaction): creates one delivery per active endpoint subscribed to the event's kind,
- * matching at fan-out time, all in one transaction. The job is leased and retried like any
+ * transaction): creates one delivery per active endpoint that receives the event's kind
+ * (account-level kinds: only endpoints flagged for them, account-events.ts), matching at
+ * fan-out time, all in one transaction. The job is leased and retried like any
  * other; if it runs twice (its worker died after committing), the store's one delivery per
  * event and endpoint keeps the second run from creating any.
  */
@@ -20,9 +20,7 @@ export function fanOutHandler(deps: ServiceDeps, onDeliveries: () => void): JobH
 		if (!event) return;
 		const tenantId = await recipientTenant(store, event);
 		if (!tenantId) return;
-		const endpoints = (await store.webhookEndpoints.listActive(tenantId)).filter((e) =>
-			matchesEvent(e.events, event.kind),
-		);
+		const endpoints = (await store.webhookEndpoints.listActive(tenantId)).filter((e) => receivesEvent(e, event.kind));
 		if (endpoints.length === 0) return;
 		const body = JSON.stringify(eventEnvelope(event.kind, event.data, event.createdAt));
 		const at = now();
@@ -61,7 +59,6 @@ export function fanOutHandler(deps: ServiceDeps, onDeliveries: () => void): JobH
  * to the account's first tenant (decisions.md, Clarifications), the rest to their tenant.
  */
 async function recipientTenant(store: As2Store, event: EventRecord): Promise<string | null> {
-	if (event.tenantId && !ACCOUNT_LEVEL_CATEGORIES.includes(categoryOf(event.kind))) return event.tenantId;
-	const first = await store.tenants.list(event.accountId, { page: 1, perPage: 1 });
-	return first.items[0]?.id ?? null;
+	if (event.tenantId && !isAccountLevelKind(event.kind)) return event.tenantId;
+	return firstTenantId(store, event.accountId);
 }
