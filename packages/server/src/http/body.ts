@@ -25,9 +25,15 @@ export interface BodyOptions<S extends v.GenericSchema> {
 	/**
 	 * The service's checks of the values (a URL's target, known event kinds, …): run on the
 	 * fields that passed the schema even when others failed it, so that one 422 names every
-	 * invalid field (issue #16, defect 9). Throws a field error (422) to refuse.
+	 * invalid field (issue #16, defect 9). `failed` names the top-level fields the schema
+	 * refused, whose checks (and those of fields that depend on them) are moot. Throws a field
+	 * error (422) to refuse.
 	 */
-	check?: (c: Context<BodyEnv<S>>, input: Partial<v.InferOutput<S>>) => void | Promise<void>;
+	check?: (
+		c: Context<BodyEnv<S>>,
+		input: Partial<v.InferOutput<S>>,
+		failed: ReadonlySet<string>,
+	) => void | Promise<void>;
 }
 
 /**
@@ -50,10 +56,11 @@ export function body<S extends v.GenericSchema>(
 		if (!result.success) fields.add(schemaError(result.issues));
 		const badText = textFieldErrors(raw);
 		if (Object.keys(badText).length > 0) fields.add(textError(badText));
-		const passed = result.success ? result.output : fieldsThatPassed(result.output, result.issues);
-		if (options.check && passed) {
+		const failed = failedFields(result.success ? [] : result.issues, badText);
+		const passed = failed && fieldsThatPassed(result.output, failed);
+		if (options.check && passed && failed) {
 			try {
-				await options.check(c, passed);
+				await options.check(c, passed, failed);
 			} catch (error) {
 				if (!isFieldError(error)) throw error;
 				fields.add(error);
@@ -65,15 +72,28 @@ export function body<S extends v.GenericSchema>(
 	};
 }
 
-/** The top-level fields of a failed object without those its issues name; null when the body itself failed. */
-function fieldsThatPassed(output: unknown, issues: readonly v.BaseIssue<unknown>[]): Record<string, unknown> | null {
-	if (typeof output !== "object" || output === null || Array.isArray(output)) return null;
-	const failed = new Set<unknown>();
+/**
+ * The top-level fields the schema's issues or the text checks name (a field holding text no
+ * store can take is never handed to the checks, which may query a store); null when an issue
+ * is about the body itself.
+ */
+function failedFields(issues: readonly v.BaseIssue<unknown>[], badText: Record<string, string[]>): Set<string> | null {
+	const failed = new Set<string>();
 	for (const issue of issues) {
 		const key = issue.path?.[0]?.key;
 		if (key === undefined) return null;
-		failed.add(key);
+		failed.add(String(key));
 	}
+	for (const path of Object.keys(badText)) {
+		if (path === "request") return null;
+		failed.add(path.split(".")[0]!);
+	}
+	return failed;
+}
+
+/** The top-level fields of an object body without the failed ones; null for a body that is no object. */
+function fieldsThatPassed(output: unknown, failed: ReadonlySet<string>): Record<string, unknown> | null {
+	if (typeof output !== "object" || output === null || Array.isArray(output)) return null;
 	return Object.fromEntries(Object.entries(output).filter(([key]) => !failed.has(key)));
 }
 

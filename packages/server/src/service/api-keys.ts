@@ -37,7 +37,7 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 			const expiresAt = input.expiresAt ?? principal.expiresAt;
 			refuseEscalation(principal, { scope, environment, expiresAt });
 			const permissions = [...new Set(input.permissions ?? [])];
-			const target = await validateTarget(store, principal, input, { scope, permissions, at });
+			const target = await validateTarget(store, principal, { ...input, permissions }, at);
 			const keyPrefix = `${scope === "account" ? "pk" : "tk"}_${environment}_`;
 			const key = generateToken(keyPrefix);
 			const record: ApiKeyRecord = {
@@ -60,6 +60,30 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 			};
 			await store.apiKeys.create(record);
 			return { record, key };
+		},
+
+		/**
+		 * The reach a create asks for, refused (403) before anything is validated (README, Who
+		 * may do what): `requested` is the body as sent, and values that are not valid yet
+		 * (validation will name them) ask for nothing.
+		 */
+		authorizeCreate(principal: Principal, requested: { scope?: unknown; environment?: unknown; expires_at?: unknown }) {
+			requirePermission(principal, "*");
+			const expiresAt = typeof requested.expires_at === "string" ? new Date(requested.expires_at) : null;
+			refuseEscalation(principal, {
+				scope: requested.scope === "account" ? "account" : "tenant",
+				environment: requested.environment === "live" ? "live" : "test",
+				expiresAt: expiresAt && !Number.isNaN(expiresAt.getTime()) ? expiresAt : principal.expiresAt,
+			});
+		},
+
+		/**
+		 * The checks of a create on the fields that passed the HTTP layer's schema, all at once:
+		 * `failed` names the others (wire names), whose checks, and those that depend on them,
+		 * are left out, so that one 422 names every field at fault (issue #16, defect 9).
+		 */
+		async checkInput(principal: Principal, input: ApiKeyInput, failed: ReadonlySet<string>): Promise<void> {
+			await validateTarget(store, principal, input, now(), failed);
 		},
 
 		async list(principal: Principal, page: { page: number; perPage: number }) {
@@ -100,14 +124,17 @@ function refuseEscalation(
 }
 
 /**
- * The new key's tenant or tenant restriction, and its permissions, checked together so a 422
- * names every field at fault. A tenant the caller does not reach answers as a missing one.
+ * The new key's tenant or tenant restriction, its permissions and its expiry, checked
+ * together so a 422 names every field at fault. A tenant the caller does not reach answers as
+ * a missing one. Fields in `skip` (refused by the HTTP layer's schema) go unchecked, and so
+ * does what depends on them: without a valid `scope`, which tenant fields apply is unknown.
  */
 async function validateTarget(
 	store: As2Store,
 	principal: Principal,
 	input: ApiKeyInput,
-	wanted: { scope: KeyScope; permissions: string[]; at: Date },
+	at: Date,
+	skip: ReadonlySet<string> = new Set(),
 ): Promise<{ tenantId: string | null; allowedTenantIds: string[] | null }> {
 	const errors: Record<string, string[]> = {};
 	const fail = (field: string, message: string) => {
@@ -115,29 +142,40 @@ async function validateTarget(
 	};
 	const reachable = async (tenantId: string) =>
 		mayUseTenant(principal, tenantId) && (await store.tenants.get(principal.accountId, tenantId)) !== null;
+	const scope = input.scope ?? "tenant";
+	const scopeKnown = !skip.has("scope");
 
-	const { permissions } = wanted;
-	if (permissions.length === 0) fail("permissions", "must list at least one permission");
-	const unknown = permissions.filter((p) => !(ALL_PERMISSIONS as readonly string[]).includes(p));
-	if (unknown.length > 0) fail("permissions", `has unknown permissions: ${unknown.join(", ")}`);
-	if (wanted.scope === "tenant" && permissions.some(isAccountPermission)) {
-		fail("permissions", "account permissions need scope account");
+	if (!skip.has("permissions") && !skip.has("scopes")) {
+		const permissions = input.permissions ?? [];
+		if (permissions.length === 0) fail("permissions", "must list at least one permission");
+		const unknown = permissions.filter((p) => !(ALL_PERMISSIONS as readonly string[]).includes(p));
+		if (unknown.length > 0) fail("permissions", `has unknown permissions: ${unknown.join(", ")}`);
+		if (scopeKnown && scope === "tenant" && permissions.some(isAccountPermission)) {
+			fail("permissions", "account permissions need scope account");
+		}
 	}
-	if (input.expiresAt && input.expiresAt <= wanted.at) fail("expires_at", "must be in the future");
+	if (input.expiresAt && input.expiresAt <= at) fail("expires_at", "must be in the future");
 
 	let tenantId: string | null = null;
 	let allowedTenantIds: string[] | null = null;
-	if (wanted.scope === "tenant") {
-		if (input.allowedTenantIds) fail("allowed_tenant_ids", "applies to account keys only");
-		if (input.scope === "tenant" && input.tenantId === undefined) {
+	const tenantIdKnown = !skip.has("tenant_id");
+	const allowedKnown = !skip.has("allowed_tenant_ids");
+	if (!scopeKnown) {
+		// Which of tenant_id and allowed_tenant_ids applies is unknown: check only what they name.
+		if (tenantIdKnown && input.tenantId !== undefined && !(await reachable(input.tenantId))) {
+			fail("tenant_id", "was not found");
+		}
+	} else if (scope === "tenant") {
+		if (allowedKnown && input.allowedTenantIds) fail("allowed_tenant_ids", "applies to account keys only");
+		if (tenantIdKnown && input.scope === "tenant" && input.tenantId === undefined) {
 			fail("tenant_id", "is required when scope is tenant");
-		} else {
+		} else if (tenantIdKnown) {
 			tenantId = input.tenantId ?? principal.tenantId;
 			if (!(await reachable(tenantId))) fail("tenant_id", "was not found");
 		}
 	} else {
-		if (input.tenantId !== undefined) fail("tenant_id", "applies to tenant keys only");
-		if (input.allowedTenantIds) {
+		if (tenantIdKnown && input.tenantId !== undefined) fail("tenant_id", "applies to tenant keys only");
+		if (allowedKnown && input.allowedTenantIds) {
 			allowedTenantIds = [...new Set(input.allowedTenantIds)];
 			if (allowedTenantIds.length === 0) fail("allowed_tenant_ids", "must name at least one tenant");
 			for (const id of allowedTenantIds) if (!(await reachable(id))) fail("allowed_tenant_ids", `${id} was not found`);

@@ -55,14 +55,31 @@ export function createAuthService(deps: ServiceDeps) {
 		return token;
 	}
 
+	/**
+	 * The registration's own checks, on the fields that passed the HTTP layer's schema (`failed`
+	 * names the others), reported with the schema's (issue #16, defect 9). Without the
+	 * registration code, nothing is said about the email: who may not register learns nothing
+	 * of who has.
+	 */
+	async function checkRegistration(
+		input: { email?: string | undefined; registrationCode?: string | undefined },
+		failed: ReadonlySet<string>,
+	): Promise<void> {
+		if (config.registrationCode !== null && input.registrationCode !== config.registrationCode) {
+			if (failed.has("registration_code")) return;
+			throw fieldError("registration_code", "is invalid");
+		}
+		if (input.email === undefined || failed.has("email")) return;
+		if (await store.users.findByEmail(input.email.trim().toLowerCase())) throw emailTaken();
+	}
+
 	return {
+		checkRegistration,
+
 		/** `POST /auth/register`: a user, an account on the default plan, its first tenant, a session. */
 		async register(input: RegisterInput): Promise<Registration> {
-			if (config.registrationCode !== null && input.registrationCode !== config.registrationCode) {
-				throw fieldError("registration_code", "is invalid");
-			}
+			await checkRegistration(input, new Set());
 			const email = input.email.trim().toLowerCase();
-			if (await store.users.findByEmail(email)) throw emailTaken();
 			const [passwordHash, identity] = await Promise.all([
 				hashPassword(input.password, config.passwordCostLog2),
 				generateTenantIdentity(input.name, now()),

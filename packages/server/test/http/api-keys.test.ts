@@ -109,6 +109,65 @@ describe("POST /v1/api-keys", () => {
 		expect((await t.call("GET", "/v1/api-keys", { token: owner.token })).json.data).toEqual([]);
 	});
 
+	it("names the schema's fields and the service's together: an empty name and a past expires_at (defect 9)", async () => {
+		const response = await t.call("POST", "/v1/api-keys", {
+			token: owner.token,
+			body: { name: "", scopes: ["messages:read"], expires_at: "2020-01-01T00:00:00Z", tenant_id: "tnt_999999" },
+		});
+		expect(response.status, response.text).toBe(422);
+		expect(response.json.errors).toEqual({
+			name: [expect.any(String)],
+			expires_at: ["must be in the future"],
+			tenant_id: ["was not found"],
+		});
+		// A field the schema refused leaves out the checks that depend on it: no word on which
+		// tenant fields apply while the scope is unknown.
+		const unknownScope = await t.call("POST", "/v1/api-keys", {
+			token: owner.token,
+			body: { name: "", scope: "acount", permissions: ["*"], allowed_tenant_ids: [owner.tenantId] },
+		});
+		expect(Object.keys(unknownScope.json.errors).sort()).toEqual(["name", "scope"]);
+		const badPermissions = await t.call("POST", "/v1/api-keys", {
+			token: owner.token,
+			body: { name: "x", scope: "tenant", scopes: ["no:such"], expires_at: "2020-01-01T00:00:00Z" },
+		});
+		expect(badPermissions.json.errors).toEqual({
+			"scopes.0": [expect.any(String)],
+			expires_at: ["must be in the future"],
+			tenant_id: ["is required when scope is tenant"],
+		});
+		expect((await t.call("GET", "/v1/api-keys", { token: owner.token })).json.data).toEqual([]);
+	});
+
+	it("refuses a key reaching further than its creator with 403 before validating the body", async () => {
+		const testAccount = await createKey(t, owner.token, { scope: "account", environment: "test", permissions: ["*"] });
+		const tenantKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			permissions: ["*"],
+		});
+		const expiring = await createKey(t, owner.token, {
+			scope: "account",
+			permissions: ["*"],
+			expires_at: "2026-06-01T00:00:00Z",
+		});
+		const cases: Array<[string, Record<string, unknown>]> = [
+			[testAccount, { name: "", environment: "live", permissions: ["no:such"] }],
+			[tenantKey, { name: "", scope: "account", expires_at: "yesterday" }],
+			[expiring, { name: 5, scope: "tenant", expires_at: "2027-01-01T00:00:00Z" }],
+		];
+		for (const [token, body] of cases) {
+			const response = await t.call("POST", "/v1/api-keys", { token, body });
+			expect([response.status, response.json.error.code], JSON.stringify(body)).toEqual([403, "insufficient_scope"]);
+		}
+		// A value that is not valid yet asks for nothing: validation names it.
+		const invalid = await t.call("POST", "/v1/api-keys", {
+			token: testAccount,
+			body: { name: "", environment: "prod" },
+		});
+		expect(invalid.status).toBe(422);
+	});
+
 	it("makes a key for the caller's current tenant when scope is omitted (decisions.md, the second form)", async () => {
 		const second = (await t.call("POST", "/v1/tenants", { token: owner.token, body: { name: "Second" } })).json.data.id;
 		const response = await t.call("POST", "/v1/api-keys", {

@@ -191,6 +191,66 @@ describe("identity certificates", () => {
 	});
 });
 
+describe("one 422 names every field at fault (issue #16, defect 9)", () => {
+	it("an empty name with an unreadable certificate, in JSON and in a multipart upload, on both upload routes", async () => {
+		const partner = await partnerId();
+		const json = await call("POST", "/v1/certificates", {
+			body: { name: "", type: "partner", usage: "both", partner_id: partner, certificate: "not a certificate" },
+		});
+		expect(json.status, json.text).toBe(422);
+		expect(Object.keys(json.json.errors).sort()).toEqual(["certificate", "name"]);
+		expect(json.json.error.code).toBe("INVALID_CERTIFICATE");
+		const form = new FormData();
+		form.append("name", "");
+		form.append("usage", "sometimes");
+		form.append("certificate", new File([new Uint8Array([0x30, 0x82, 0x01])], "broken.cer"));
+		const multipart = await t.app.request(`/v1/partners/${partner}/certificates`, {
+			method: "POST",
+			body: form,
+			headers: { authorization: `Bearer ${key}` },
+		});
+		const answer = (await multipart.json()) as { errors: Record<string, string[]> };
+		expect([multipart.status, Object.keys(answer.errors).sort()]).toEqual([422, ["certificate", "name", "usage"]]);
+	});
+
+	it("the service's checks together: no partner_id and an unreadable certificate; an identity without its key", async () => {
+		const partner = await call("POST", "/v1/certificates", {
+			body: { name: "x", type: "partner", usage: "both", certificate: "garbage" },
+		});
+		expect(Object.keys(partner.json.errors).sort()).toEqual(["certificate", "partner_id"]);
+		const identityWithoutKey = await call("POST", "/v1/certificates", {
+			body: { name: "", type: "identity", usage: "both", certificate: identity.certPem },
+		});
+		expect(Object.keys(identityWithoutKey.json.errors).sort()).toEqual(["name", "private_key"]);
+		// With the type refused, what the material is cannot be judged: only the schema speaks.
+		const unknownType = await call("POST", "/v1/certificates", {
+			body: { name: "", type: "mystery", usage: "both", certificate: "garbage" },
+		});
+		expect(Object.keys(unknownType.json.errors).sort()).toEqual(["name", "type"]);
+		expect((await call("GET", "/v1/certificates?type=partner")).json.data).toEqual([]);
+	});
+
+	it("refuses a master partner's certificate from a key without the whole account with 403 before validating", async () => {
+		const master = await t.call("POST", `/v1/accounts/${owner.accountId}/partners`, {
+			token: owner.token,
+			body: { name: "Master", as2_id: `M-${owner.tenantId}`, url: "https://m.example/as2" },
+		});
+		expect(master.status, master.text).toBe(201);
+		const restricted = await createKey(t, owner.token, {
+			scope: "account",
+			permissions: ["*"],
+			allowed_tenant_ids: [owner.tenantId],
+		});
+		for (const [path, body] of [
+			[`/v1/partners/${master.json.data.id}/certificates`, { name: "", certificate: "garbage" }],
+			["/v1/certificates", { name: "", type: "partner", partner_id: master.json.data.id, certificate: "garbage" }],
+		] as const) {
+			const response = await t.call("POST", path, { token: restricted, body });
+			expect([response.status, response.json.error.code], path).toEqual([403, "insufficient_scope"]);
+		}
+	});
+});
+
 describe("certificate lifecycle", () => {
 	it("deactivates, activates (certificate.activated) and deletes; lists filter; events carry no key", async () => {
 		const uploaded = (await uploadPartner(rsa2048.certPem)).json.data;

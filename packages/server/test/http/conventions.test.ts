@@ -252,6 +252,24 @@ describe("NUL (U+0000) and lone surrogates in request text: a 4xx on every store
 		expect(Object.keys(message.json.errors)).toEqual(["partner_id"]);
 	});
 
+	it("never hands text no store can take to a check or an authorization that queries the store", async () => {
+		const keyBody = { name: "", scopes: ["messages:read"], tenant_id: "tnt_\u0000" };
+		const apiKey = await t.call("POST", "/v1/api-keys", { token: key, body: keyBody });
+		expect([apiKey.status, Object.keys(apiKey.json.errors).sort()]).toEqual([422, ["name", "tenant_id"]]);
+		const certificate = await t.call("POST", "/v1/certificates", {
+			token: key,
+			body: { name: "", type: "partner", usage: "both", partner_id: "prt_\u0000", certificate: "garbage" },
+		});
+		expect([certificate.status, Object.keys(certificate.json.errors).sort()]).toEqual([
+			422,
+			["certificate", "name", "partner_id"],
+		]);
+		const registration = await t.call("POST", "/auth/register", {
+			body: { name: "", email: "a\u0000@example.com", password: "long enough", password_confirmation: "long enough" },
+		});
+		expect([registration.status, Object.keys(registration.json.errors).sort()]).toEqual([422, ["email", "name"]]);
+	});
+
 	it("a lone surrogate (no character at all) in a tenant's name: 422, not a certificate that fails", async () => {
 		const tenant = await t.call("POST", "/v1/tenants", { token: key, body: { name: "a\ud800b" } });
 		expect(tenant.status, tenant.text).toBe(422);
@@ -375,5 +393,171 @@ describe("operations", () => {
 			"x-request-id",
 		);
 		expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+	});
+});
+
+/**
+ * Every write operation of `/openapi.json`, each sent a body with two (or, where the body has
+ * one field, one) independent invalid fields, one refused by the schema and one by the
+ * service's checks where the operation has both: one 422 names them all (issue #16, defect 9).
+ * An operation that takes a body without a row here fails the test.
+ */
+describe("registration's own checks beside the schema's", () => {
+	it("names a taken email with a short password; without the registration code, says nothing of the email", async () => {
+		const existing = await register(t, "Taken");
+		const body = { name: "New", email: existing.email, password: "short", password_confirmation: "short" };
+		const open = await t.call("POST", "/auth/register", { body });
+		expect([open.status, Object.keys(open.json.errors).sort()]).toEqual([422, ["email", "password"]]);
+		const gated = createTestApp({ registrationCode: "letmein" });
+		try {
+			const first = await gated.call("POST", "/auth/register", {
+				body: {
+					...body,
+					email: "first@example.com",
+					password: "long enough",
+					password_confirmation: "long enough",
+					registration_code: "letmein",
+				},
+			});
+			expect(first.status, first.text).toBe(201);
+			const guess = await gated.call("POST", "/auth/register", { body: { ...body, email: "first@example.com" } });
+			expect([guess.status, Object.keys(guess.json.errors).sort()]).toEqual([422, ["password", "registration_code"]]);
+		} finally {
+			await gated.close();
+		}
+	});
+});
+
+describe("every write operation names every invalid field in one 422", () => {
+	interface Row {
+		path: string;
+		body: unknown;
+		fields: string[];
+		token?: string;
+	}
+	it("for every operation of the document that takes a body", async () => {
+		// Enterprise: the plan's rate limit stays out of the way of these requests.
+		expect((await t.call("PATCH", "/v1/account", { token: key, body: { plan: "enterprise" } })).status).toBe(200);
+		const owner = await register(t, "Every field");
+		const ok = async (method: string, path: string, body: unknown) => {
+			const response = await t.call(method, path, { token: key, body });
+			expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+			return response.json.data.id as string;
+		};
+		const partnerBody = (as2Id: string) => ({ name: "Partner", as2_id: as2Id, url: "https://as2.example.com/as2" });
+		const partner = await ok("POST", "/v1/partners", partnerBody("EVERY-FIELD"));
+		const master = await ok("POST", `/v1/accounts/${accountId}/partners`, partnerBody("EVERY-FIELD-MASTER"));
+		const tenant = await ok("POST", "/v1/tenants", { name: "Every field tenant" });
+		const webhook = await ok("POST", "/v1/webhook-endpoints", { url: "https://hooks.example.com/x", events: ["*"] });
+		const past = "2020-01-01T00:00:00Z";
+		const badPartner = { name: "", url: "ftp://as2.example.com/as2" };
+		const ROWS: Record<string, Row> = {
+			"POST /auth/register": {
+				path: "/auth/register",
+				body: { name: "", email: owner.email, password: "correct horse battery", password_confirmation: "x" },
+				fields: ["email", "name", "password_confirmation"],
+			},
+			"POST /auth/login": { path: "/auth/login", body: { email: "", password: "" }, fields: ["email", "password"] },
+			"POST /v1/api-keys": {
+				path: "/v1/api-keys",
+				body: { name: "", scopes: ["accounts:read"], expires_at: past },
+				fields: ["expires_at", "name", "permissions"],
+			},
+			"PATCH /v1/account": { path: "/v1/account", body: { name: "", plan: "gold" }, fields: ["name", "plan"] },
+			"POST /v1/tenants": { path: "/v1/tenants", body: { name: "", as2_id: "bad id!" }, fields: ["as2_id", "name"] },
+			"PATCH /v1/tenants/{tenant_id}": {
+				path: `/v1/tenants/${tenant}`,
+				body: { name: "", as2_id: "bad id!" },
+				fields: ["as2_id", "name"],
+			},
+			"POST /v1/partners": { path: "/v1/partners", body: { ...badPartner, as2_id: "X" }, fields: ["name", "url"] },
+			"PATCH /v1/partners/{partner_id}": {
+				path: `/v1/partners/${partner}`,
+				body: badPartner,
+				fields: ["name", "url"],
+			},
+			"POST /v1/partners/{partner_id}/certificates": {
+				path: `/v1/partners/${partner}/certificates`,
+				body: { name: "", usage: "both", certificate: "not a certificate" },
+				fields: ["certificate", "name"],
+			},
+			"POST /v1/partners/{partner_id}/test": {
+				path: `/v1/partners/${partner}/test`,
+				body: { test_type: "everything" },
+				fields: ["test_type"],
+			},
+			"POST /v1/accounts/{account_id}/partners": {
+				path: `/v1/accounts/${accountId}/partners`,
+				body: { ...badPartner, as2_id: "X" },
+				fields: ["name", "url"],
+			},
+			"PATCH /v1/accounts/{account_id}/partners/{partner_id}": {
+				path: `/v1/accounts/${accountId}/partners/${master}`,
+				body: badPartner,
+				fields: ["name", "url"],
+			},
+			"POST /v1/certificates": {
+				path: "/v1/certificates",
+				body: { name: "", type: "partner", usage: "both", partner_id: partner, certificate: "not a certificate" },
+				fields: ["certificate", "name"],
+			},
+			"POST /v1/messages": {
+				path: "/v1/messages",
+				body: {
+					partner_id: partner,
+					content_type: "text/plain",
+					payload: { content: "x" },
+					subject: "bell \u0007",
+					headers: { "bad name": "x" },
+					scheduled_at: past,
+				},
+				fields: ["headers", "scheduled_at", "subject"],
+			},
+			"POST /v1/epcis/validate": {
+				path: "/v1/epcis/validate",
+				body: { document: 5, validation_rules: 5 },
+				fields: ["document", "validation_rules"],
+			},
+			"POST /v1/epcis/query": {
+				path: "/v1/epcis/query",
+				body: { query_type: 7, parameters: "x" },
+				fields: ["parameters", "query_type"],
+			},
+			"POST /v1/webhook-endpoints": {
+				path: "/v1/webhook-endpoints",
+				body: { url: "ftp://hooks.example.com/x", events: ["no.such"], secret: "short" },
+				fields: ["events", "secret", "url"],
+			},
+			"PATCH /v1/webhook-endpoints/{webhook_id}": {
+				path: `/v1/webhook-endpoints/${webhook}`,
+				body: { url: "ftp://hooks.example.com/x", events: ["no.such"], active: "yes" },
+				fields: ["active", "events", "url"],
+			},
+		};
+		const document = (await t.call("GET", "/openapi.json")).json as {
+			paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>;
+		};
+		const AS2_EDGE = ["/as2/receive", "/as2/mdn"];
+		const writes = Object.entries(document.paths).flatMap(([path, methods]) =>
+			Object.entries(methods)
+				.filter(([, operation]) => operation.requestBody !== undefined && !AS2_EDGE.includes(path))
+				.map(([method]) => `${method.toUpperCase()} ${path}`),
+		);
+		expect(
+			writes.filter((w) => !(w in ROWS)),
+			"operations without a row",
+		).toEqual([]);
+		expect(
+			Object.keys(ROWS).filter((r) => !writes.includes(r)),
+			"rows of no operation",
+		).toEqual([]);
+		const answers: Record<string, unknown> = {};
+		const wanted: Record<string, unknown> = {};
+		for (const [operation, row] of Object.entries(ROWS)) {
+			const response = await t.call(operation.split(" ")[0]!, row.path, { token: row.token ?? key, body: row.body });
+			answers[operation] = [response.status, Object.keys(response.json?.errors ?? {}).sort()];
+			wanted[operation] = [422, row.fields];
+		}
+		expect(answers).toEqual(wanted);
 	});
 });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
+import type { ApiKeyInput } from "../../service/api-keys.ts";
 import { ALL_PERMISSIONS } from "../../service/permissions.ts";
 import { apiKeySchema, apiKeyView, createdApiKeySchema, createdApiKeyView } from "../../service/views/api-key-views.ts";
 import { formatInstant } from "../../service/views/instant.ts";
@@ -27,6 +28,19 @@ const createSchema = v.object({
 	allowed_tenant_ids: v.optional(v.array(v.string())),
 });
 
+/** The wire body as the service's input: `scopes` (the spec's second form) is the permission list too. */
+function toKeyInput(input: Partial<v.InferOutput<typeof createSchema>>): ApiKeyInput {
+	return {
+		name: input.name ?? "",
+		scope: input.scope,
+		tenantId: input.tenant_id,
+		environment: input.environment,
+		permissions: input.permissions ?? input.scopes,
+		expiresAt: input.expires_at ?? undefined,
+		allowedTenantIds: input.allowed_tenant_ids,
+	};
+}
+
 export function apiKeyRoutes() {
 	return new Hono<AppEnv>()
 		.post(
@@ -37,23 +51,18 @@ export function apiKeyRoutes() {
 				summary: "Create an API key (the full key is in this response only)",
 				description: [
 					"Either form: `scope` + `permissions`, with `tenant_id` required when `scope` is `tenant` (422 naming `tenant_id` without it), or `scopes` (+ `expires_at`), where an omitted `scope` makes a tenant key for the caller's current tenant. `environment` defaults to `test`; `allowed_tenant_ids` restricts an account key to some tenants.",
-					"A key never reaches further than its creator (403 `insufficient_scope` otherwise): a test key creates only test keys; only an owner's or admin's session or an account key not restricted to some tenants creates account keys; a tenant key creates keys of its own tenant, a restricted account key keys of its allowed tenants; a key with an expiry creates keys that expire no later (without `expires_at`, the new key inherits the creator's expiry). A tenant outside the caller's reach answers as a missing one (422).",
+					"A key never reaches further than its creator (403 `insufficient_scope` otherwise, before the body is validated): a test key creates only test keys; only an owner's or admin's session or an account key not restricted to some tenants creates account keys; a tenant key creates keys of its own tenant, a restricted account key keys of its allowed tenants; a key with an expiry creates keys that expire no later (without `expires_at`, the new key inherits the creator's expiry). A tenant outside the caller's reach answers as a missing one (422).",
 				].join(" "),
 				body: createSchema,
 				responses: { 201: { description: "created", schema: messageEnvelope(createdApiKeySchema) } },
 			}),
-			body(createSchema),
+			body(createSchema, {
+				authorize: (c, raw) =>
+					c.var.service.apiKeys.authorizeCreate(c.var.principal, typeof raw === "object" && raw !== null ? raw : {}),
+				check: (c, input, failed) => c.var.service.apiKeys.checkInput(c.var.principal, toKeyInput(input), failed),
+			}),
 			async (c) => {
-				const input = c.var.body;
-				const { record, key } = await c.var.service.apiKeys.create(c.var.principal, {
-					name: input.name,
-					scope: input.scope,
-					tenantId: input.tenant_id,
-					environment: input.environment,
-					permissions: input.permissions ?? input.scopes,
-					expiresAt: input.expires_at ?? undefined,
-					allowedTenantIds: input.allowed_tenant_ids,
-				});
+				const { record, key } = await c.var.service.apiKeys.create(c.var.principal, toKeyInput(c.var.body));
 				return c.json({ message: "API key created", data: createdApiKeyView(record, key) }, 201);
 			},
 		)

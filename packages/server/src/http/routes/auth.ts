@@ -66,7 +66,13 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 				errors: { 429: "too many attempts from this address" },
 			}),
 			perAddress(),
-			body(registerSchema),
+			body(registerSchema, {
+				check: (c, input, failed) =>
+					c.var.service.auth.checkRegistration(
+						{ email: input.email, registrationCode: input.registration_code },
+						failed,
+					),
+			}),
 			async (c) => {
 				const input = c.var.body;
 				const { user, tenant, account, token } = await c.var.service.auth.register({

@@ -8,6 +8,7 @@ import { idempotent } from "../middleware/idempotent.ts";
 import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
 import { listBody, listEnvelope, pageQueryEntries, toPageRequest } from "../pagination.ts";
 import { query } from "../query.ts";
+import { textProblem } from "../request-text.ts";
 import { bytesOf, fileOrText } from "../schemas/file-field.ts";
 import { booleanParam } from "../schemas/query-values.ts";
 import { text } from "../schemas/strings.ts";
@@ -31,6 +32,18 @@ const listQuery = v.object({
 	active: v.optional(booleanParam),
 });
 const activeSchema = messageEnvelope(certificateSchema);
+
+/** The upload's parts as the service reads them: files and base64 text as bytes, PEM as text. */
+async function uploadOf(b: Partial<v.InferOutput<typeof uploadSchema>>) {
+	return {
+		type: b.type,
+		partnerId: b.partner_id,
+		certificate: b.certificate === undefined ? undefined : await bytesOf(b.certificate, { base64: true }),
+		privateKey: b.private_key === undefined ? undefined : await bytesOf(b.private_key, { base64: true }),
+		pkcs12: b.pkcs12 === undefined ? undefined : toBytes(await bytesOf(b.pkcs12, { base64: true })),
+		password: b.password,
+	};
+}
 
 /** `/v1/certificates` (decisions.md, Identity certificate of a tenant). */
 export function certificateRoutes() {
@@ -78,18 +91,25 @@ export function certificateRoutes() {
 				},
 			}),
 			idempotent(),
-			body(uploadSchema),
+			body(uploadSchema, {
+				authorize: (c, raw) => {
+					const { type, partner_id } = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+					// An id no store can take (NUL, …) names no partner: validation refuses it.
+					const partnerId =
+						type === "partner" && typeof partner_id === "string" && textProblem(partner_id) === null
+							? partner_id
+							: undefined;
+					return c.var.service.certificates.authorizeUpload(c.var.principal, partnerId);
+				},
+				check: async (c, input, failed) => c.var.service.certificates.checkUpload(await uploadOf(input), failed),
+			}),
 			async (c) => {
-				const b = c.var.body;
+				const upload = await uploadOf(c.var.body);
 				const certificate = await c.var.service.certificates.upload(c.var.principal, {
-					name: b.name,
-					type: b.type,
-					usage: b.usage,
-					partnerId: b.partner_id,
-					certificate: b.certificate === undefined ? undefined : await bytesOf(b.certificate, { base64: true }),
-					privateKey: b.private_key === undefined ? undefined : await bytesOf(b.private_key, { base64: true }),
-					pkcs12: b.pkcs12 === undefined ? undefined : toBytes(await bytesOf(b.pkcs12, { base64: true })),
-					password: b.password,
+					...upload,
+					name: c.var.body.name,
+					type: c.var.body.type,
+					usage: c.var.body.usage,
 				});
 				return c.json({ message: "Certificate uploaded", data: certificateView(certificate) }, 201);
 			},

@@ -324,7 +324,18 @@ export function partnerRoutes() {
 				responses: { 201: { description: "uploaded (active)", schema: messageEnvelope(certificateSchema) } },
 				errors: { ...notFound, 402: "the plan's certificate limit is reached (CERTIFICATE_LIMIT_EXCEEDED)" },
 			}),
-			body(uploadSchema),
+			body(uploadSchema, {
+				authorize: (c) => c.var.service.certificates.authorizeUpload(c.var.principal, c.req.param("partner_id")),
+				check: async (c, input, failed) =>
+					c.var.service.certificates.checkUpload(
+						{
+							type: "partner",
+							partnerId: c.req.param("partner_id"),
+							certificate: input.certificate && (await bytesOf(input.certificate, { base64: true })),
+						},
+						failed,
+					),
+			}),
 			async (c) => {
 				const certificate = await c.var.service.certificates.upload(c.var.principal, {
 					name: c.var.body.name,

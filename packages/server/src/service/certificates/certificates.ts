@@ -5,10 +5,10 @@ import { recordEvent } from "../events.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission, requireWholeAccount } from "../principal.ts";
-import { fieldError, notFound } from "../validation-error.ts";
+import { FieldChecks, fieldError, notFound } from "../validation-error.ts";
 import { certificateView } from "../views/certificate-views.ts";
 import { insertCertificate } from "./insert-certificate.ts";
-import { type CertificateUpload, readUpload } from "./read-upload.ts";
+import { type CertificateUpload, type ReadCertificate, readUpload } from "./read-upload.ts";
 
 export interface UploadInput extends CertificateUpload {
 	name: string;
@@ -35,6 +35,15 @@ export function createCertificateService(deps: ServiceDeps) {
 		// Every tenant uses a master partner's certificates (README, Who may do what).
 		if (write && inherited) requireWholeAccount(principal, "changing a master partner's certificate");
 		return certificate;
+	}
+
+	/** A partner a certificate is uploaded for: 404 when not visible, 403 for a master's without the whole account. */
+	async function partnerOf(principal: Principal, id: string) {
+		const row = await store.partners.findVisible(principal.tenantId, principal.accountId, id);
+		if (!row) throw new As2Error("PARTNER_NOT_FOUND", `partner ${id} not found`);
+		const partner = effectivePartner(row);
+		if (partner.type === "inherited") requireWholeAccount(principal, "a certificate for a master partner");
+		return partner;
 	}
 
 	async function setActive(principal: Principal, id: string, active: boolean): Promise<CertificateRecord> {
@@ -83,20 +92,36 @@ export function createCertificateService(deps: ServiceDeps) {
 			return visible(store, principal, id, false);
 		},
 
+		/**
+		 * The reach an upload needs, for the HTTP layer to check before it validates anything: a
+		 * certificate of a master partner needs the whole account (README, Who may do what).
+		 */
+		async authorizeUpload(principal: Principal, partnerId: string | undefined): Promise<void> {
+			requirePermission(principal, "certificates:write");
+			if (partnerId !== undefined) await partnerOf(principal, partnerId);
+		},
+
+		/**
+		 * The checks of an upload on the fields that passed the HTTP layer's schema, all at once
+		 * (issue #16, defect 9): `failed` names the others (wire names). Reading the upload needs
+		 * its `type` and every part of it.
+		 */
+		checkUpload(input: Partial<UploadInput>, failed: ReadonlySet<string>): void {
+			if (input.type === undefined || failed.has("type")) return;
+			const unread = ["partner_id", "certificate", "private_key", "pkcs12", "password"].filter((f) => failed.has(f));
+			checkUploadFields({ ...input, type: input.type }, new Set(unread));
+		},
+
 		async upload(principal: Principal, input: UploadInput): Promise<CertificateRecord> {
 			requirePermission(principal, "certificates:write");
 			let tenantId: string | null = principal.tenantId;
 			let partnerId: string | null = null;
-			if (input.type === "partner") {
-				if (!input.partnerId) throw fieldError("partner_id", "is required for a partner certificate");
-				const row = await store.partners.findVisible(principal.tenantId, principal.accountId, input.partnerId);
-				if (!row) throw new As2Error("PARTNER_NOT_FOUND", `partner ${input.partnerId} not found`);
-				const partner = effectivePartner(row);
-				if (partner.type === "inherited") requireWholeAccount(principal, "a certificate for a master partner");
+			if (input.type === "partner" && input.partnerId) {
+				const partner = await partnerOf(principal, input.partnerId);
 				tenantId = partner.record.tenantId;
 				partnerId = partner.record.id;
 			}
-			const read = readUpload(input, input.type);
+			const read = checkUploadFields(input, new Set())!;
 			return store.transaction(async (tx) => {
 				const plan = planOf(principal.plan, config.enterpriseLimits);
 				const current = await tx.certificates.countUploaded(principal.accountId);
@@ -147,4 +172,23 @@ export function createCertificateService(deps: ServiceDeps) {
 			});
 		},
 	};
+}
+
+/**
+ * An upload's fields checked together: the partner it is for (partner certificates) and the
+ * certificate material, read; null when some part was not given whole (`unread`), in which
+ * case the material is not read.
+ */
+function checkUploadFields(
+	input: Omit<Partial<UploadInput>, "type"> & Pick<UploadInput, "type">,
+	unread: ReadonlySet<string>,
+): ReadCertificate | null {
+	const fields = new FieldChecks();
+	if (input.type === "partner" && !input.partnerId && !unread.has("partner_id")) {
+		fields.add(fieldError("partner_id", "is required for a partner certificate"));
+	}
+	const material = ["certificate", "private_key", "pkcs12", "password"].some((f) => unread.has(f));
+	const read = material ? null : (fields.check(() => readUpload(input, input.type)) ?? null);
+	fields.throwIfAny();
+	return read;
 }

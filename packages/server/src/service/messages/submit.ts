@@ -8,7 +8,7 @@ import { recordEvent } from "../events.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { fieldError } from "../validation-error.ts";
+import { FieldChecks, fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
 import { checkMessageHeaders } from "./custom-headers.ts";
@@ -65,8 +65,11 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					details: { partner_id: partner.id },
 				});
 			const contentType = checkContentType(input.contentType);
-			const headers = checkMessageHeaders(input);
-			if (input.scheduledAt && input.scheduledAt <= at) throw fieldError("scheduled_at", "must be in the future");
+			// Every field at fault in one 422 (issue #16, defect 9).
+			const fields = new FieldChecks();
+			const headers = fields.check(() => checkMessageHeaders(input));
+			if (input.scheduledAt && input.scheduledAt <= at) fields.add(fieldError("scheduled_at", "must be in the future"));
+			fields.throwIfAny();
 			const sign = input.sign ?? partner.sign;
 			const encrypt = input.encrypt ?? partner.encrypt;
 			const compress = input.compress ?? partner.compress;
@@ -115,7 +118,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					rejectedMdns: [],
 					mic: null,
 					priority: input.priority ?? "normal",
-					headers,
+					headers: headers!,
 					payloadKey: stored.key,
 					scheduledAt: input.scheduledAt ?? null,
 					attempts: 0,
