@@ -85,6 +85,40 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 		}
 	});
 
+	// Issue #16: NUL in a text value is SQLSTATE 22021 on PostgreSQL (SQLite stores it), which
+	// surfaced as a 500 (an MDN naming "<a\0b@x>" as its original) or as the database's own words
+	// in a negative MDN (an inbound file name). The adapter answers a 422 naming `request`.
+	it("translates text PostgreSQL cannot store into a 422, in writes, lookups and transactions; the pool lives on", async () => {
+		const database = await createTestDatabase();
+		const store = await createPgStore({ url: database.url, poolSize: 1 });
+		const unstorable = {
+			code: "VALIDATION_FAILED",
+			status: 422,
+			fieldErrors: { request: ["holds a character the database cannot store (NUL, U+0000)"] },
+		};
+		try {
+			await expect(store.accounts.create(account("acc_000001", { name: "a\u0000b" }))).rejects.toMatchObject(
+				unstorable,
+			);
+			await expect(store.accounts.get("acc_\u0000")).rejects.toMatchObject(unstorable);
+			await expect(
+				store.messages.findByMessageId("tnt_000001", "<a\u0000b@x>", { direction: "outbound" }),
+			).rejects.toMatchObject(unstorable);
+			const transaction = store.transaction(async (tx) => {
+				await tx.accounts.create(account("acc_000002"));
+				await tx.accounts.create(account("acc_000003", { name: "\u0000" }));
+			});
+			await expect(transaction).rejects.toMatchObject(unstorable);
+			// Rolled back as a whole, and the one pooled connection serves the next request.
+			expect(await store.accounts.get("acc_000002")).toBeNull();
+			await store.accounts.create(account("acc_000004"));
+			expect(await store.accounts.get("acc_000004")).not.toBeNull();
+		} finally {
+			await store.close();
+			await database.drop();
+		}
+	});
+
 	// Issue #16 (audit of every stream and socket): pg-pool listens for a client's 'error' only
 	// while it is idle; one that dies checked out, inside a transaction (a restart, a dropped
 	// connection, idle_in_transaction_session_timeout), emitted 'error' with nobody listening.

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { As2Error } from "@as2kit/core";
+import { As2Error, isAs2Error } from "@as2kit/core";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import * as schema from "./schema.ts";
@@ -128,15 +128,33 @@ function pgError(error: unknown): { code?: string; table?: string; constraint?: 
 }
 
 /**
+ * Text PostgreSQL cannot take: NUL (U+0000) in a text value or parameter is 22021 (invalid
+ * byte sequence for UTF8), and in a json value it would have to become text 22P05
+ * (untranslatable character). SQLite stores both; here they are a 422 naming `request`, so
+ * that a request answers 4xx and background work fails cleanly, never a 500.
+ */
+const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
+
+/**
  * Unique violations (SQLSTATE 23505) become As2Error("CONFLICT") with `details.target` in the
  * form storage-sqlite gives (`users.email`, `partners.tenant_id, partners.as2_id`), read from
- * the error's table and the columns of its detail (`Key (email)=(…) already exists.`).
+ * the error's table and the columns of its detail (`Key (email)=(…) already exists.`); text the
+ * database cannot store becomes As2Error("VALIDATION_FAILED") (UNSTORABLE_TEXT).
  */
 async function translate<T>(op: () => Promise<T>): Promise<T> {
 	try {
 		return await op();
 	} catch (error) {
+		// Translated already, by a statement of the transaction this one wraps.
+		if (isAs2Error(error)) throw error;
 		const pg = pgError(error);
+		if (pg?.code !== undefined && UNSTORABLE_TEXT.has(pg.code)) {
+			const problem = "holds a character the database cannot store (NUL, U+0000)";
+			throw new As2Error("VALIDATION_FAILED", `the request ${problem}`, {
+				fieldErrors: { request: [problem] },
+				cause: error,
+			});
+		}
 		if (pg?.code === "23505") {
 			const columns = /^Key \((.+?)\)=/.exec(pg.detail ?? "")?.[1]?.split(", ") ?? [pg.constraint ?? "unknown"];
 			const target = columns.map((column) => `${pg.table ?? "unknown"}.${column.replaceAll('"', "")}`).join(", ");

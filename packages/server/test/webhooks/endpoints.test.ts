@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
 import { expectedSignature, type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
@@ -257,6 +259,28 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
 			attempts: 1,
 			attempt_log: [{ attempt: 1, status: "succeeded", response_status: 200, response_body: "ok", error: null }],
 		});
+	});
+
+	it("keeps a response body holding NUL as text every store takes (U+FFFD), on every store", async () => {
+		t = createTestApp({ allowHttp: true, allowPrivateTargets: true });
+		const { token } = await register(t);
+		const server = createServer((request, response) => {
+			request.resume();
+			request.on("end", () => response.writeHead(500).end(Buffer.from("bad\u0000news", "utf8")));
+		});
+		await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+		try {
+			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+			const { id } = (await create(token, { url, events: ["message.*"] })).json.data;
+			const response = await t.call("POST", `/v1/webhook-endpoints/${id}/test`, { token });
+			expect(response.status, response.text).toBe(200);
+			expect(response.json.data).toMatchObject({ status: "failed", response_status: 500, error: "HTTP 500" });
+			const log = await t.call("GET", `/v1/webhook-endpoints/${id}/deliveries`, { token });
+			expect(log.json.data[0].attempt_log[0].response_body).toBe("bad\ufffdnews");
+		} finally {
+			server.closeAllConnections();
+			await new Promise((closed) => server.close(closed));
+		}
 	});
 
 	it("reports a failed attempt (status, error) and does not retry it", async () => {

@@ -73,7 +73,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 				if (settled) return;
 				settled = true;
 				clearTimeout(deadline);
-				const text = Buffer.concat(chunks).toString("utf8").slice(0, RESPONSE_BODY_KEPT);
+				// For the owner to read, and for every store to keep: NUL (which PostgreSQL's text refuses) is U+FFFD.
+				const text = Buffer.concat(chunks).toString("utf8").slice(0, RESPONSE_BODY_KEPT).replaceAll("\u0000", "\ufffd");
 				if (status === null) settle(failure(elapsed(), error ?? "no response"));
 				else {
 					const ok = status >= 200 && status < 300;
