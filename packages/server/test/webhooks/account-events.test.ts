@@ -26,7 +26,7 @@ async function world() {
 		permissions: ["*"],
 		allowed_tenant_ids: [w.owner.tenantId],
 	});
-	const wholeKey = await createKey(w.t, owner, { scope: "account", permissions: ["webhooks:write"] });
+	const wholeKey = await createKey(w.t, owner, { scope: "account", permissions: ["webhooks:write", "tenants:read"] });
 	const second = await w.t.call("POST", "/v1/tenants", { token: owner, body: { name: "Second" } });
 	expect(second.status).toBe(201);
 	return { owner, tenantKey, restrictedKey, wholeKey, secondTenant: second.json.data.id as string };
@@ -125,6 +125,30 @@ describe("account-level events reach only endpoints of the whole account's crede
 				.map(hookPath)
 				.sort(),
 		).toEqual(["owner", "whole-key"]);
+	});
+
+	it("needs the permission to read what the events tell: tenants:read for tenant.*, all three reads for *", async () => {
+		const { owner } = await world();
+		const webhooksOnly = await createKey(w.t, owner, { scope: "account", permissions: ["webhooks:write"] });
+		const named = await call("POST", "/v1/webhook-endpoints", webhooksOnly, {
+			url: "ftp://invalid",
+			events: ["tenant.*", "billing.*"],
+		});
+		expect([named.status, named.json.error.code]).toEqual([403, "insufficient_scope"]);
+		expect(named.json.error.message).toContain("tenants:read, billing:read");
+		const everything = await call("POST", "/v1/webhook-endpoints", webhooksOnly, { url: `${r.url}/w`, events: ["*"] });
+		expect([everything.status, everything.json.data.account_events]).toEqual([201, false]);
+		const readsTenants = await createKey(w.t, owner, {
+			scope: "account",
+			permissions: ["webhooks:write", "tenants:read"],
+		});
+		const all = await call("POST", "/v1/webhook-endpoints", readsTenants, { url: `${r.url}/t`, events: ["*"] });
+		expect([all.status, all.json.data.account_events]).toEqual([201, false]);
+		const tenantsOnly = await call("POST", "/v1/webhook-endpoints", readsTenants, {
+			url: `${r.url}/t2`,
+			events: ["tenant.*"],
+		});
+		expect([tenantsOnly.status, tenantsOnly.json.data.account_events]).toEqual([201, true]);
 	});
 
 	it("keeps a flagged endpoint and its account-level deliveries out of reach of lesser credentials", async () => {

@@ -32,7 +32,7 @@ const events = v.pipe(
 	v.minLength(1, "must list at least one event kind"),
 	v.maxLength(50, "must list at most 50 event kinds"),
 	v.description(
-		"event kinds (`message.sent`), categories (`message.*`, `billing.*`) or `*`. Account-level kinds (`account.*`, `tenant.*`, `billing.*`) tell about every tenant: naming one needs a credential reaching the whole account (an owner's or admin's session, or an account key not restricted to some tenants; 403 `insufficient_scope` otherwise), and only such a credential's `*` or `<category>.*` covers them (see `account_events`)",
+		"event kinds (`message.sent`), categories (`message.*`, `billing.*`) or `*`. Account-level kinds (`account.*`, `tenant.*`, `billing.*`) tell about every tenant: naming one needs a credential reaching the whole account (an owner's or admin's session, or an account key not restricted to some tenants) that may read what they tell (`accounts:read`, `tenants:read`, `billing:read`; 403 `insufficient_scope` otherwise), and only such a credential's `*` or `<category>.*` covers them (see `account_events`)",
 	),
 );
 const secret = v.pipe(
