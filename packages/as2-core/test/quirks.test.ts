@@ -183,6 +183,20 @@ describe("partner quirks (as2-anchors §C, §D)", () => {
 		expect(r.message.filename).toBe("order 42.x12");
 	});
 
+	it("a received filename is its last path segment, without control characters (RFC 2183 §2.3, §5)", async () => {
+		const m = await packed({ filename: "po.x12" });
+		const headers = m.headers.map(([name, value]): [string, string] =>
+			name === "Content-Disposition" ? [name, 'attachment; filename="../../outbox/po%00.x12"'] : [name, value],
+		);
+		const encoded = headers.map(([name, value]): [string, string] =>
+			name === "Content-Disposition"
+				? [name, "attachment; filename*=UTF-8''..%2F..%2Foutbox%2Fpo%00.x12"]
+				: [name, value],
+		);
+		expect((await received(headers, m.body)).message.filename).toBe("po%00.x12");
+		expect((await received(encoded, m.body)).message.filename).toBe("po\ufffd.x12");
+	});
+
 	it("§C5 / pyas2-lib#76, OpenAS2 HowTo §17.4: IBM Sterling mode sends no signed attributes and is still read", async () => {
 		const m = await packed({ sign: { ...aliceSigner, digest: "sha256", signedAttributes: false } });
 		const r = await received(m.headers, m.body);

@@ -3,7 +3,13 @@ import { BUFFERED_MAX_BYTES, type Chunks, toChunks } from "../bytes/index.ts";
 import type { DecryptIdentity } from "../cms/enveloped-data.ts";
 import type { SignatureInfo } from "../cms/signed-data.ts";
 import { As2Error } from "../errors/index.ts";
-import { decodeHeaderText, MimeHeaders, parseContentType, parseHeaderParams } from "../mime/index.ts";
+import {
+	decodeHeaderText,
+	MimeHeaders,
+	parseContentType,
+	parseHeaderParams,
+	suggestedFilename,
+} from "../mime/index.ts";
 import { parseAs2Id } from "./as2-id.ts";
 import { type MdnRequest, readMdnRequest } from "./mdn-request.ts";
 import { stripMessageId } from "./message-id.ts";
@@ -209,10 +215,10 @@ async function* chunksOfPayload(payload: Uint8Array): Chunks {
 
 function filenameOf(headers: MimeHeaders): string | undefined {
 	const disposition = headers.get("content-disposition");
-	const fromDisposition = disposition ? parseHeaderParams(disposition).params.filename : undefined;
+	const fromDisposition = suggestedFilename(disposition ? parseHeaderParams(disposition).params.filename : undefined);
 	if (fromDisposition) return fromDisposition;
 	const type = headers.get("content-type");
-	return type ? parseContentType(type).params.name : undefined;
+	return suggestedFilename(type ? parseContentType(type).params.name : undefined);
 }
 
 /** RFC 2047 words, raw UTF-8 or Latin-1, as partners send it: the text it means. */

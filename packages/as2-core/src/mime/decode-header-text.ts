@@ -93,7 +93,8 @@ function qDecode(encoded: string): Uint8Array {
 	return Uint8Array.from(out);
 }
 
-function withoutControls(text: string): string {
+/** Control characters as a space (CR, LF, tab) or U+FFFD: text a header means never holds them. */
+export function withoutControls(text: string): string {
 	// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced
 	return text.replace(/[\t\r\n]/g, " ").replace(/[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "\ufffd");
 }

@@ -13,6 +13,7 @@ export {
 } from "./multipart.ts";
 export { splitMultipart } from "./multipart-split.ts";
 export { DEFAULT_MAX_HEADER_BYTES, type ReadHeaderBlockOptions, readHeaderBlock } from "./read-headers.ts";
+export { suggestedFilename } from "./suggested-filename.ts";
 export {
 	base64EncodedSize,
 	decodeTransferEncoding,
