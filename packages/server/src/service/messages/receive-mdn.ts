@@ -80,6 +80,12 @@ export async function receiveAsyncMdn(
 		deps.logger.warn({ err: error, partnerId: context.partner.id }, "unreadable async MDN");
 		return reply(400, `the MDN could not be read: ${(error as Error).message}`);
 	}
+	// Our Message-IDs never hold control characters (RFC 5322 §3.6.4): such an MDN answers none
+	// of our messages, on every store alike (PostgreSQL refuses a NUL in a lookup).
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters no Message-ID holds
+	if (/[\0-\x1f\x7f]/.test(mdn.originalMessageId)) {
+		return reply(404, `no message with that Original-Message-ID was sent to ${context.partner.as2Id}`);
+	}
 	const message = await store.messages.findByMessageId(context.tenant.id, mdn.originalMessageId, {
 		direction: "outbound",
 		partnerId: context.partner.id,
