@@ -561,3 +561,38 @@ describe("every write operation names every invalid field in one 422", () => {
 		expect(answers).toEqual(wanted);
 	});
 });
+
+describe("POST /v1/messages names the schema's fields and the service's together", () => {
+	it("in JSON: an empty payload beside a subject and a header the service refuses", async () => {
+		const partner = await t.call("POST", "/v1/partners", {
+			token: key,
+			body: { name: "Fields", as2_id: "FIELDS", url: "https://as2.example.com/as2" },
+		});
+		const response = await t.call("POST", "/v1/messages", {
+			token: key,
+			body: {
+				partner_id: partner.json.data.id,
+				content_type: "text/plain",
+				payload: { content: "" },
+				subject: "bell \u0007",
+				headers: { "bad name": "x" },
+			},
+		});
+		expect(response.status).toBe(422);
+		expect(Object.keys(response.json.errors).sort()).toEqual(["headers", "payload.content", "subject"]);
+	});
+
+	it("in a form: no file beside a missing content_type and a subject the service refuses", async () => {
+		const form = new FormData();
+		form.set("partner_id", "prt_000001");
+		form.set("subject", "bell \u0007");
+		const response = await t.app.request("/v1/messages", {
+			method: "POST",
+			headers: { authorization: `Bearer ${key}` },
+			body: form,
+		});
+		expect(response.status).toBe(422);
+		const { errors } = (await response.json()) as { errors: Record<string, string[]> };
+		expect(Object.keys(errors).sort()).toEqual(["content_type", "file", "subject"]);
+	});
+});

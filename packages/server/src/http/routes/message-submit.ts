@@ -2,9 +2,10 @@ import { As2Error } from "@as2kit/core";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { checkContentType, defaultEncoding, SUPPORTED_CONTENT_TYPES } from "../../service/messages/content-types.ts";
+import { checkMessageHeaders, type MessageHeaderInput } from "../../service/messages/custom-headers.ts";
 import { newPayloadKey, type SubmitInput } from "../../service/messages/submit.ts";
 import { planOf } from "../../service/plans.ts";
-import { fieldError } from "../../service/validation-error.ts";
+import { FieldChecks, fieldError } from "../../service/validation-error.ts";
 import { messageSchema, queuedView } from "../../service/views/message-views.ts";
 import { declaredLength, mediaType, readLimitedBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
@@ -77,13 +78,46 @@ const BASE64 = /^[A-Za-z0-9+/\r\n\t ]*(=[\r\n\t ]*){0,2}$/;
  */
 const CHECKED_ELSEWHERE = new Set(["payload.content", "subject", "filename", "payload.filename", "headers"]);
 
+/**
+ * The body checked by `schema`; when it fails, the service's own checks of the subject, file
+ * name and custom headers run too on those of them the schema took, so that one 422 names
+ * every field at fault (issue #16, defect 9).
+ */
 function parse<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
 	refuseBadText(value, CHECKED_ELSEWHERE);
 	const result = v.safeParse(schema, value);
 	if (result.success) return result.output;
 	const fieldErrors = toFieldErrors(result.issues);
-	const [field, messages] = Object.entries(fieldErrors)[0]!;
-	throw new As2Error("VALIDATION_FAILED", `${field} ${messages[0]}`, { fieldErrors });
+	const fields = new FieldChecks();
+	fields.add(new As2Error("VALIDATION_FAILED", describe(fieldErrors), { fieldErrors }));
+	fields.check(() => checkMessageHeaders(headerFieldsOf(value, fieldErrors)));
+	fields.throwIfAny();
+	throw new Error("unreachable: a failed schema check adds a field error");
+}
+
+const describe = (fieldErrors: Record<string, string[]>) =>
+	Object.entries(fieldErrors)
+		.map(([field, messages]) => `${field} ${messages[0]}`)
+		.join("; ");
+
+/** The subject, file name and custom headers of a raw body, where they have the types the schema wants. */
+function headerFieldsOf(value: unknown, failed: Record<string, string[]>): MessageHeaderInput {
+	const raw = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+	const payload = (typeof raw.payload === "object" && raw.payload !== null ? raw.payload : {}) as Record<
+		string,
+		unknown
+	>;
+	const text = (field: string, candidate: unknown) =>
+		typeof candidate === "string" && !(field in failed) ? candidate : undefined;
+	const headers =
+		typeof raw.headers === "object" && raw.headers !== null && !("headers" in failed)
+			? (raw.headers as Record<string, string>)
+			: undefined;
+	return {
+		subject: text("subject", raw.subject),
+		filename: text("filename", raw.filename) ?? text("payload.filename", payload.filename),
+		headers,
+	};
 }
 
 /** `POST /v1/messages` (interface spec, Messages). */
@@ -125,10 +159,15 @@ export function messageSubmitRoutes() {
 					newKey: () => newPayloadKey(service.deps.now()),
 				});
 				try {
-					if (!form.file) throw fieldError("file", "is required");
+					const checks = new FieldChecks();
+					if (!form.file) checks.add(fieldError("file", "is required"));
+					else if (form.file.blob.bytes === 0) checks.add(fieldError("file", "must not be empty"));
 					// The part's own file name is checked as the `filename` field would be (1-255 characters).
-					const fields = parse(formSchema, { filename: form.file.filename ?? undefined, ...form.fields });
-					if (form.file.blob.bytes === 0) throw fieldError("file", "must not be empty");
+					const fields = checks.check(() =>
+						parse(formSchema, { filename: form.file?.filename ?? undefined, ...form.fields }),
+					);
+					checks.throwIfAny();
+					if (!form.file || !fields) throw new Error("unreachable: checked above");
 					input = {
 						...submitOptions(fields),
 						partnerId: fields.partner_id,
