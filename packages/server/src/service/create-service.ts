@@ -6,6 +6,7 @@ import { createAuthenticator } from "./authenticate.ts";
 import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
+import { createInThreadEpcisEngine, type EpcisEngine } from "./epcis/epcis-engine.ts";
 import { createEpcisService } from "./epcis/index.ts";
 import { createIdempotency } from "./idempotency.ts";
 import { createMessagePipeline } from "./messages/index.ts";
@@ -24,6 +25,8 @@ export interface ServiceOptions {
 	config: Partial<ServiceConfig> & Pick<ServiceConfig, "masterKey">;
 	now?: () => Date;
 	logger?: Logger;
+	/** Default: on the calling thread; the Node entry passes its thread pool (node/epcis-thread-pool.ts). */
+	epcisEngine?: EpcisEngine;
 }
 
 /**
@@ -46,6 +49,7 @@ export function createService(options: ServiceOptions) {
 		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
+		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),
 	};
 	const messages = createMessagePipeline(deps);
 	return {

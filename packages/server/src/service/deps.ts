@@ -1,5 +1,6 @@
 import type { As2Store, BlobStore } from "@as2kit/core/store";
 import type { ServiceConfig } from "./config.ts";
+import type { EpcisEngine } from "./epcis/epcis-engine.ts";
 
 /** A structured logger (pino's shape); the engine never prints. */
 export interface Logger {
@@ -24,6 +25,8 @@ export interface ServiceDeps {
 	sealKey: Uint8Array;
 	/** New jobs were committed: wakes this process's worker (a no-op until one runs). */
 	wake: () => void;
+	/** Where EPCIS documents are validated and read (epcis/epcis-engine.ts). */
+	epcisEngine: EpcisEngine;
 }
 
 export const SILENT_LOGGER: Logger = {

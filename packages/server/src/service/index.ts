@@ -4,6 +4,7 @@
 export type { ServiceConfig } from "./config.ts";
 export { createService, type Service, type ServiceOptions } from "./create-service.ts";
 export type { Logger, ServiceDeps } from "./deps.ts";
+export { createInThreadEpcisEngine, type EpcisEngine, type EventRecordContext } from "./epcis/epcis-engine.ts";
 export { type NewEvent, recordEvent } from "./events.ts";
 export { PLANS, type Plan, planOf } from "./plans.ts";
 export type { Principal } from "./principal.ts";

@@ -1,8 +1,7 @@
-import { detectEpcisDocument, isAs2Error, readEpcisEvents } from "@as2kit/core";
+import { detectEpcisDocument, isAs2Error } from "@as2kit/core";
 import type { As2Store, BlobStore, EpcisDocumentRecord, EpcisEventRecord, MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
-import { toEventRecord } from "./event-record.ts";
 
 export const EPCIS_INDEX_JOB = "epcis.index";
 
@@ -19,6 +18,11 @@ const MAX_RUNNING = 2;
 const MAX_ATTEMPTS = 10;
 /** detectEpcisDocument looks at no more than this. */
 const SNIFF_BYTES = 8192;
+
+function retryAfterMs(error: { details?: Record<string, unknown> | undefined }): number {
+	const seconds = error.details?.retry_after_seconds;
+	return 1000 * (typeof seconds === "number" ? seconds : 1);
+}
 
 /** Whether a message's content type may carry an EPCIS document: the job then sniffs the payload. */
 export function mayCarryEpcis(contentType: string): boolean {
@@ -49,10 +53,12 @@ export async function enqueueEpcisIndex(tx: As2Store, message: MessageRecord, at
 /**
  * The `epcis.index` job: sniffs the payload's first KB for an EPCISDocument or
  * EPCISQueryDocument root, then streams its events from the blob into the store in small
- * batches. Idempotent: events already stored (a run cut short by a crash) are skipped, and
- * the store ignores repeats. A document that turns out malformed keeps no events and is
- * recorded `failed` with the parse error; other failures retry with the worker's backoff and
- * are recorded after MAX_ATTEMPTS. The message itself is never touched.
+ * batches, read by the EPCIS engine (on Node, off the event loop: node/epcis-thread-pool.ts).
+ * Idempotent: events already stored (a run cut short by a crash) are skipped, and the store
+ * ignores repeats. A document that turns out malformed (or over the engine's budget) keeps
+ * no events and is recorded `failed` with the parse error; an engine at capacity runs the
+ * job again soon; other failures retry with the worker's backoff and are recorded after
+ * MAX_ATTEMPTS. The message itself is never touched.
  */
 export function createEpcisIndexHandler(deps: ServiceDeps): JobHandler {
 	const logger = deps.logger.child({ component: "epcis-index" });
@@ -100,23 +106,20 @@ async function indexMessage(deps: ServiceDeps, message: MessageRecord, signal: A
 	const stored = await store.epcis.lastEventIndex(message.tenantId, message.id);
 	const body = await blobs.get(message.payloadKey!);
 	if (!body) throw new Error(`payload blob ${message.payloadKey} vanished`);
-	let index = -1;
 	let indexed = 0;
 	let skipped = 0;
 	let batch: EpcisEventRecord[] = [];
+	const rows = deps.epcisEngine.readEventRecords(body, {
+		tenantId: message.tenantId,
+		sourceMessageId: message.id,
+		recordTime: message.createdAt,
+	});
 	try {
-		for await (const event of readEpcisEvents(body)) {
-			index++;
+		for await (const row of rows) {
 			// A stopping worker: the job runs again later and skips what is stored.
 			if (signal.aborted) throw new RetryJob(deps.now(), "worker stopping");
-			const row = toEventRecord(event, {
-				tenantId: message.tenantId,
-				sourceMessageId: message.id,
-				eventIndex: index,
-				recordTime: message.createdAt,
-			});
 			if (!row) skipped++;
-			else if (index <= stored) indexed++;
+			else if (row.eventIndex <= stored) indexed++;
 			else {
 				batch.push(row);
 				if (batch.length >= BATCH) {
@@ -129,6 +132,11 @@ async function indexMessage(deps: ServiceDeps, message: MessageRecord, signal: A
 		indexed += batch.length;
 		if (batch.length) await store.epcis.insertEvents(batch);
 	} catch (error) {
+		// The EPCIS engine at capacity, or its thread stopped: the job runs again later and adds what is missing.
+		if (isAs2Error(error) && error.code === "SERVICE_UNAVAILABLE") {
+			await body.cancel().catch(() => {});
+			throw new RetryJob(new Date(deps.now().getTime() + retryAfterMs(error)), "EPCIS engine busy");
+		}
 		if (!isAs2Error(error) || error.code !== "EPCIS_PARSE_ERROR") throw error;
 		// A malformed document keeps none of its events: all or nothing.
 		await store.epcis.deleteEvents(message.tenantId, message.id);

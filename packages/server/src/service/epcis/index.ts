@@ -1,15 +1,7 @@
-import {
-	As2Error,
-	type EpcisInput,
-	type EpcisRule,
-	type EpcisValidationResult,
-	parseEpcisRules,
-	validateEpcis,
-} from "@as2kit/core";
+import { As2Error, type EpcisInput, type EpcisRule, type EpcisValidationResult, parseEpcisRules } from "@as2kit/core";
 import type { EpcisStoredEvent, Page, PageRequest } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { paced } from "./paced-input.ts";
 import { parseSimpleEventQuery } from "./query-parameters.ts";
 
 export interface EpcisQueryRequest {
@@ -33,10 +25,14 @@ export function createEpcisService(deps: ServiceDeps) {
 			return parseEpcisRules(names);
 		},
 
-		/** Validates a document streamed from anywhere, in bounded memory; never throws for a bad document. */
+		/**
+		 * Validates a document streamed from anywhere, in bounded memory; never throws for a bad
+		 * document (one over the engine's time or memory budget is `valid: false` too). Throws
+		 * SERVICE_UNAVAILABLE when the engine is at capacity.
+		 */
 		async validate(principal: Principal, document: EpcisInput, rules: readonly EpcisRule[]) {
 			requirePermission(principal, "messages:read");
-			return validateEpcis(paced(document), { rules, now: deps.now() });
+			return deps.epcisEngine.validate(document, { rules, now: deps.now() });
 		},
 
 		/** `POST /v1/epcis/query`: a page of the tenant's matching events and their total. */
