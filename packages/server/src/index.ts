@@ -15,5 +15,6 @@ export type { AppEnv } from "./http/context.ts";
 export { HttpMetrics } from "./http/metrics.ts";
 export { configFromEnv, type EnvConfig } from "./node/config-from-env.ts";
 export { type RunningServer, startServer } from "./node/create-server.ts";
+export { createEpcisThreadPool, type EpcisThreadPool, type EpcisThreadPoolOptions } from "./node/epcis-thread-pool.ts";
 export * from "./service/index.ts";
 export { type Background, createBackground } from "./service/jobs/background.ts";

@@ -43,6 +43,32 @@ describe("configFromEnv", () => {
 		expect(() => configFromEnv({ AS2_RECEIVE_CONCURRENCY: "0" })).toThrow(/AS2_RECEIVE_CONCURRENCY/);
 	});
 
+	it("sizes the EPCIS threads by the cores unless AS2_EPCIS_THREADS says otherwise (0: the event loop)", () => {
+		const config = configFromEnv({});
+		expect(config.AS2_EPCIS_THREADS).toBeUndefined();
+		expect(config.AS2_EPCIS_QUEUE).toBeUndefined();
+		expect(config.AS2_EPCIS_BUDGET_SECONDS).toBe(10);
+		expect(config.AS2_EPCIS_BUDGET_SECONDS_PER_MB).toBe(2);
+		expect(config.AS2_EPCIS_THREAD_MEMORY_MB).toBe(1024);
+		const set = configFromEnv({
+			AS2_EPCIS_THREADS: "0",
+			AS2_EPCIS_QUEUE: "3",
+			AS2_EPCIS_BUDGET_SECONDS: "2.5",
+			AS2_EPCIS_BUDGET_SECONDS_PER_MB: "0.5",
+			AS2_EPCIS_THREAD_MEMORY_MB: "256",
+		});
+		expect(set).toMatchObject({
+			AS2_EPCIS_THREADS: 0,
+			AS2_EPCIS_QUEUE: 3,
+			AS2_EPCIS_BUDGET_SECONDS: 2.5,
+			AS2_EPCIS_BUDGET_SECONDS_PER_MB: 0.5,
+			AS2_EPCIS_THREAD_MEMORY_MB: 256,
+		});
+		expect(() => configFromEnv({ AS2_EPCIS_THREADS: "two" })).toThrow(/AS2_EPCIS_THREADS/);
+		expect(() => configFromEnv({ AS2_EPCIS_BUDGET_SECONDS: "0" })).toThrow(/AS2_EPCIS_BUDGET_SECONDS/);
+		expect(() => configFromEnv({ AS2_EPCIS_THREAD_MEMORY_MB: "16" })).toThrow(/AS2_EPCIS_THREAD_MEMORY_MB/);
+	});
+
 	it("takes DATABASE_URL as given: a postgres:// URL selects storage-pg (open-store.ts)", () => {
 		const url = "postgres://as2kit:secret@db.internal:5432/as2kit";
 		expect(configFromEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);

@@ -32,6 +32,10 @@ const secondsList = (fallback: string) =>
 		fallback,
 	);
 
+/** A whole number of at least `min`. */
+const count = (min: number) => v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(min));
+const decimal = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number));
+
 /** The environment variables of decisions.md (Running the reference server), checked. */
 const envSchema = v.object({
 	PORT: port("8080"),
@@ -62,6 +66,12 @@ const envSchema = v.object({
 		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(1)),
 		"64",
 	),
+	/** Worker threads of EPCIS validation and indexing; 0 runs them on the event loop (node/epcis-thread-pool.ts). */
+	AS2_EPCIS_THREADS: v.optional(count(0)),
+	AS2_EPCIS_QUEUE: v.optional(count(0)),
+	AS2_EPCIS_BUDGET_SECONDS: v.optional(v.pipe(decimal, v.minValue(0.001)), "10"),
+	AS2_EPCIS_BUDGET_SECONDS_PER_MB: v.optional(decimal, "2"),
+	AS2_EPCIS_THREAD_MEMORY_MB: v.optional(count(64), "1024"),
 	TLS_CERT_FILE: optionalText,
 	TLS_KEY_FILE: optionalText,
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),

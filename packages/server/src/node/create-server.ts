@@ -16,6 +16,7 @@ import type { EnvConfig } from "./config-from-env.ts";
 import { answerEarly, closeLingeringConnections, lingerBounds } from "./early-answers.ts";
 import { loadMasterKey } from "./master-key.ts";
 import { openStore } from "./open-store.ts";
+import { startEpcisEngine } from "./start-epcis-engine.ts";
 
 export interface RunningServer {
 	service: Service;
@@ -42,10 +43,12 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	const logger = options.logger ?? (pino({ level: config.LOG_LEVEL }) as unknown as Logger);
 	const masterKey = loadMasterKey(config.AS2_MASTER_KEY, config.AS2_DATA_DIR, logger);
 	const store = await openStore(config.DATABASE_URL);
+	const epcisEngine = startEpcisEngine(config, logger);
 	const service = createService({
 		store,
 		blobs: createFsBlobStore(config.BLOB_DIR),
 		logger,
+		epcisEngine,
 		config: {
 			masterKey,
 			defaultPlan: config.AS2_DEFAULT_PLAN,
@@ -115,6 +118,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 		}
 	} catch (error) {
 		await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+		await epcisEngine.close();
 		await store.close();
 		throw error;
 	}
@@ -155,6 +159,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			})();
 			const drained = await Promise.race([drain, deadline]);
 			if (!drained) for (const server of servers) server.closeAllConnections();
+			await epcisEngine.close();
 			await store.close();
 			return drained;
 		},
