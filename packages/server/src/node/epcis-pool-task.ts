@@ -14,6 +14,7 @@ import {
 	type EpcisBudget,
 	type FromThread,
 	INPUT_WINDOW,
+	recordsFromJson,
 	type TaskFailure,
 	type TaskStart,
 	type ToThread,
@@ -75,7 +76,7 @@ export class PoolTask {
 				this.wakePump?.();
 				return;
 			case "batch":
-				this.batches.push(message.records);
+				this.batches.push(recordsFromJson(message.json));
 				this.wakeReader?.();
 				return;
 			case "result":

@@ -52,10 +52,28 @@ export type TaskFailure =
 
 export type FromThread =
 	| { type: "pull"; id: number }
-	| { type: "batch"; id: number; records: (EpcisEventRecord | null)[] }
+	/**
+	 * Records as JSON text: the main thread parses it in a third of the time structured clone
+	 * takes to rebuild a deeply nested 8 MB event, and the store serializes the event anyway.
+	 */
+	| { type: "batch"; id: number; json: string }
 	| { type: "result"; id: number; result: EpcisValidationResult }
 	| { type: "finished"; id: number }
 	| { type: "failed"; id: number; failure: TaskFailure };
+
+export function recordsToJson(records: readonly (EpcisEventRecord | null)[]): string {
+	return JSON.stringify(records);
+}
+
+export function recordsFromJson(json: string): (EpcisEventRecord | null)[] {
+	const records = JSON.parse(json) as (EpcisEventRecord | null)[];
+	for (const record of records) {
+		if (!record) continue;
+		record.eventTime = new Date(record.eventTime);
+		record.recordTime = new Date(record.recordTime);
+	}
+	return records;
+}
 
 /**
  * What a thread is doing now, in shared memory, so that the pool can tell which task holds a

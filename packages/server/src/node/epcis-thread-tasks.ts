@@ -10,6 +10,7 @@ import {
 	type FromThread,
 	now,
 	OUTPUT_WINDOW,
+	recordsToJson,
 	type TaskFailure,
 	type TaskStart,
 	type ThreadSlot,
@@ -123,7 +124,7 @@ class ThreadTask {
 		await this.until(() => this.credits > 0);
 		this.credits--;
 		this.resume();
-		this.post({ type: "batch", id: this.start.id, records });
+		this.post({ type: "batch", id: this.start.id, json: recordsToJson(records) });
 	}
 
 	/** Waits, not counted as the task's time, until `ready` holds; throws once the task is aborted. */
