@@ -156,9 +156,11 @@ describe("EPCIS thread pool", () => {
 	});
 
 	it("refuses a document over its time budget at a chunk's end, and the thread serves on", async () => {
-		// 20 ms for a 1 MB document that takes far longer: refused after a few chunks.
-		const pool = startPool({ ...PATIENT, budget: { baseMs: 20, msPerMb: 0 } });
-		const long = smallEvents(MB);
+		// 200 ms for a 16 MB document, which takes the validator seconds on any machine (2-4 MB/s
+		// here): refused after a few chunks. The 6-event document after it takes ~5 ms, so a
+		// loaded machine still has 40 times that before the same budget would refuse it.
+		const pool = startPool({ ...PATIENT, budget: { baseMs: 200, msPerMb: 0 } });
+		const long = smallEvents(16 * MB);
 		budgetRefusal(await pool.validate(long, { rules: ALL, now: NOW }), "EPCIS_BUDGET_EXCEEDED");
 		const error = await rejection(collect(pool.readEventRecords(long, CONTEXT)));
 		expect(error.code).toBe("EPCIS_PARSE_ERROR");
