@@ -24,6 +24,12 @@ export interface EpcisThreadPoolOptions {
 	retryAfterSeconds?: number;
 	/** How often a busy thread is held against its task's budget; default 250 ms. */
 	watchdogMs?: number;
+	/**
+	 * A thread without work for this long ends; the next task starts one again. Default 30 s:
+	 * an idle thread holds ~18 MB of resident memory (its own V8 heap), so a server that
+	 * validates nothing pays nothing for the pool.
+	 */
+	idleMs?: number;
 	logger?: Logger;
 	/** The thread's entry module; default the built epcis-thread.js beside this module. */
 	entry?: URL;
@@ -44,8 +50,10 @@ interface PoolThread {
 	slot: ThreadSlot;
 	tasks: Map<number, PoolTask>;
 	startedAt: number;
+	/** When its last task ended (or it started), while it has none. */
+	idleSince: number;
 	/** Why the thread is ending, when the pool ended it or saw it fail. */
-	ending: { blame: number; refusal: Refusal } | { blame: 0; reason: string } | null;
+	ending: { blame: number; refusal: Refusal } | { blame: 0; reason: string; idle?: true } | null;
 }
 
 /**
@@ -57,6 +65,7 @@ interface PoolThread {
  * its thread in chunks with a small window, so the pool holds no more of it than the
  * caller's limits let in. A task over its time budget, or over the thread's heap, is refused
  * and its thread replaced; a thread that dies fails its tasks cleanly and is replaced.
+ * Threads start when work comes and end after `idleMs` without any.
  */
 export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): EpcisThreadPool {
 	const size = Math.max(1, options.threads ?? availableParallelism() - 1);
@@ -75,14 +84,16 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 	let closed = false;
 	let restarts = 0;
 	let nextId = 1;
+	/** After a thread died as it started, no new one before this time (no tight restart loop). */
+	let spawnNotBefore = 0;
+	const idleMs = options.idleMs ?? 30_000;
 
 	const unavailable = (why: string) =>
 		new As2Error("SERVICE_UNAVAILABLE", `EPCIS ${why}; retry in ${retryAfter} s`, {
 			details: { retry_after_seconds: retryAfter },
 		});
 
-	function spawn(): void {
-		if (closed) return;
+	function spawn(): PoolThread {
 		const slot = new ThreadSlot();
 		const worker = new Worker(entry, {
 			workerData: { slot: slot.buffer },
@@ -90,7 +101,8 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 			...(options.execArgv ? { execArgv: options.execArgv } : {}),
 		});
 		worker.unref();
-		const thread: PoolThread = { worker, slot, tasks: new Map(), startedAt: Date.now(), ending: null };
+		const now = Date.now();
+		const thread: PoolThread = { worker, slot, tasks: new Map(), startedAt: now, idleSince: now, ending: null };
 		threads.push(thread);
 		worker.on("message", (message: FromThread) => {
 			thread.tasks.get(message.id)?.receive(message);
@@ -115,22 +127,28 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 				else task.fail(unavailable("work was interrupted: its thread stopped"));
 			}
 			thread.tasks.clear();
-			if (closed) return;
+			if (closed || (ending.blame === 0 && "idle" in ending)) return;
 			restarts++;
 			// A thread that dies as it starts (a broken install, a heap too small to load the
-			// validator) is not restarted in a tight loop.
-			if (Date.now() - thread.startedAt >= RESPAWN_DELAY_MS) spawn();
-			else setTimeout(spawn, RESPAWN_DELAY_MS).unref();
+			// validator) is not replaced in a tight loop: queued work waits a moment.
+			if (Date.now() - thread.startedAt < RESPAWN_DELAY_MS) {
+				spawnNotBefore = Date.now() + RESPAWN_DELAY_MS;
+				setTimeout(dispatch, RESPAWN_DELAY_MS).unref();
+			} else dispatch();
 		});
-		dispatch();
+		return thread;
 	}
 
+	/** The least busy thread with a free place, or a new one while the pool has room for it. */
 	function freeThread(): PoolThread | undefined {
 		let best: PoolThread | undefined;
 		for (const thread of threads) {
 			if (thread.ending || thread.tasks.size >= perThread) continue;
 			if (!best || thread.tasks.size < best.tasks.size) best = thread;
 		}
+		if (best && best.tasks.size === 0) return best;
+		const running = threads.filter((thread) => !thread.ending).length;
+		if (!closed && running < size && Date.now() >= spawnNotBefore) return spawn();
 		return best;
 	}
 
@@ -140,7 +158,10 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 		thread.worker.ref();
 		task.startOn(thread.worker, () => {
 			thread.tasks.delete(task.id);
-			if (thread.tasks.size === 0) thread.worker.unref();
+			if (thread.tasks.size === 0) {
+				thread.worker.unref();
+				thread.idleSince = Date.now();
+			}
 			dispatch();
 		});
 	}
@@ -157,9 +178,17 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 		else throw unavailable("validation is at capacity");
 	}
 
-	/** A single step of work past its task's budget cannot be interrupted from inside: end the thread. */
+	/**
+	 * A single step of work past its task's budget cannot be interrupted from inside: end the
+	 * thread. A thread idle for `idleMs` ends too.
+	 */
 	const watchdog = setInterval(() => {
 		for (const thread of threads) {
+			if (!thread.ending && thread.tasks.size === 0 && Date.now() - thread.idleSince >= idleMs) {
+				thread.ending = { blame: 0, reason: "idle", idle: true };
+				void thread.worker.terminate();
+				continue;
+			}
 			const running = thread.slot.read();
 			const task = running && thread.tasks.get(running.id);
 			if (!running || !task || thread.ending) continue;
@@ -174,8 +203,6 @@ export function createEpcisThreadPool(options: EpcisThreadPoolOptions = {}): Epc
 		}
 	}, options.watchdogMs ?? 250);
 	watchdog.unref();
-
-	for (let i = 0; i < size; i++) spawn();
 
 	return {
 		async validate(document, { rules, now }) {

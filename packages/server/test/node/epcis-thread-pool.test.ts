@@ -155,6 +155,20 @@ describe("EPCIS thread pool", () => {
 		expect(pool.stats()).toMatchObject({ running: 0, queued: 0, restarts: 0 });
 	});
 
+	it("starts threads when work comes and ends them once idle: an idle pool holds no thread", async () => {
+		const pool = startPool({ threads: 2, idleMs: 300, watchdogMs: 100 });
+		expect(pool.stats().threads).toBe(0);
+		const [one, two] = await Promise.all([
+			pool.validate(DOCUMENT_20, { rules: ALL, now: NOW }),
+			pool.validate(DOCUMENT_20, { rules: ALL, now: NOW }),
+		]);
+		expect([one.eventCount, two.eventCount]).toEqual([6, 6]);
+		expect(pool.stats().threads).toBe(2);
+		await eventually(async () => pool.stats().threads === 0, "the idle threads ended");
+		expect((await pool.validate(DOCUMENT_20, { rules: ALL, now: NOW })).eventCount).toBe(6);
+		expect(pool.stats()).toMatchObject({ threads: 1, restarts: 0 });
+	});
+
 	it("refuses a document over its time budget at a chunk's end, and the thread serves on", async () => {
 		// 200 ms for a 16 MB document, which takes the validator seconds on any machine (2-4 MB/s
 		// here): refused after a few chunks. The 6-event document after it takes ~5 ms, so a
