@@ -17,6 +17,11 @@ export interface MdnData {
 	/** Outbound: whether the MDN's signature and MIC checked out; null when not applicable. */
 	signatureValid: boolean | null;
 	micMatches: boolean | null;
+	/**
+	 * Outbound: a positive MDN without Received-Content-MIC, taken as the receipt of a message
+	 * we did not sign (RFC 4130 §7.4.3; pyas2-lib). Absent in records written before it existed.
+	 */
+	micMissing?: boolean;
 	/** AS2 Message-ID of the MDN itself, when it had one. */
 	messageId: string | null;
 	receivedAt: string;

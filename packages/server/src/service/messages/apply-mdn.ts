@@ -34,7 +34,7 @@ export async function applyMdn(
 ): Promise<{ verdict: MdnVerdict; message: MessageRecord | null }> {
 	const { at, also } = context;
 	const verdict = judgeMdn(message, mdn, context);
-	const data = mdnData(message, mdn, at);
+	const data = mdnData(message, mdn, at, verdict);
 	const settled = { mdnData: data, ...sentFields(message, at), ...context.patch };
 	if (verdict.outcome === "delivered") {
 		const moved = await transitionMessage(
@@ -74,7 +74,7 @@ export async function applyMdn(
 	return { verdict, message: failed };
 }
 
-function mdnData(message: MessageRecord, mdn: ParsedMdn, at: Date): MdnData {
+function mdnData(message: MessageRecord, mdn: ParsedMdn, at: Date, verdict: MdnVerdict): MdnData {
 	const received = mdn.mic ? formatMic(mdn.mic) : null;
 	return {
 		disposition: mdn.disposition.raw,
@@ -85,6 +85,7 @@ function mdnData(message: MessageRecord, mdn: ParsedMdn, at: Date): MdnData {
 		signed: mdn.signed,
 		signatureValid: mdn.signed ? mdn.signatureValid !== false : null,
 		micMatches: received === null ? null : expectedMics(message).some((mic) => sameMic(mic, received)),
+		micMissing: verdict.outcome === "delivered" && verdict.micMissing === true,
 		messageId: mdn.messageId ?? null,
 		receivedAt: at.toISOString(),
 	};

@@ -13,7 +13,8 @@ const ERROR_OF: Record<string, string> = {
 
 /** What an MDN does to the outbound message it names. */
 export type MdnVerdict =
-	| { outcome: "delivered" }
+	/** `micMissing`: a receipt without Received-Content-MIC, taken because our message was not signed. */
+	| { outcome: "delivered"; micMissing?: true }
 	| { outcome: "failed"; code: string; message: string; mdnStatus: "received" | "failed" }
 	/** It settles nothing: it cannot prove who sent it, or that it is about our message. */
 	| { outcome: "rejected"; reason: string };
@@ -27,12 +28,16 @@ export type MdnVerdict =
  * - unsigned although we asked for a signed MDN: rejected;
  * - authenticated (validly signed): a negative disposition fails the message, our MIC
  *   delivers it, another MIC fails it with MIC_MISMATCH (the partner's own word that it did
- *   not get our content), and so does a missing one where we asked for a signed MDN
- *   (RFC 4130 §7.3.1: a signed receipt returns the MIC);
+ *   not get our content), and so does a missing one for a signed message (RFC 4130 §7.4.3:
+ *   the MIC is required when the original message was signed);
  * - unsigned where the partner agreement does not ask for signing: it is taken at its word
  *   for a negative disposition (nothing better can come), but another MIC than ours, or
  *   none for a signed message (whose MIC RFC 4130 §7.3.1 requires back), proves nothing —
- *   a forger who knows only the Message-ID cannot produce the MIC — so it is rejected.
+ *   a forger who knows only the Message-ID cannot produce the MIC — so it is rejected;
+ * - a positive MDN without a MIC for a message we did not sign is a receipt, signed or not
+ *   (`micMissing`): pyas2-lib answers encrypt-only, compress-only and plain messages with a
+ *   signed MDN that has no Received-Content-MIC (issue #17, defect 1), and RFC 4130 §7.4.3
+ *   requires the MIC only for signed messages.
  */
 export function judgeMdn(message: MessageRecord, mdn: ParsedMdn, context: { signedRequested: boolean }): MdnVerdict {
 	if (mdn.signed && mdn.signatureValid === false) {
@@ -59,16 +64,9 @@ export function judgeMdn(message: MessageRecord, mdn: ParsedMdn, context: { sign
 	const received = mdn.mic ? formatMic(mdn.mic) : null;
 	const mismatch = `the MDN's MIC ${received ?? "(none)"} is not ours (${ours[0] ?? "none"})`;
 	if (received === null) {
-		if (context.signedRequested && ours.length > 0) {
-			return { outcome: "failed", code: "MIC_MISMATCH", message: mismatch, mdnStatus: "failed" };
-		}
-		if (!authenticated && message.signed) {
-			return {
-				outcome: "rejected",
-				reason: "it is unsigned and returns no Received-Content-MIC for a signed message",
-			};
-		}
-		return { outcome: "delivered" };
+		if (!message.signed) return { outcome: "delivered", micMissing: true };
+		if (authenticated) return { outcome: "failed", code: "MIC_MISMATCH", message: mismatch, mdnStatus: "failed" };
+		return { outcome: "rejected", reason: "it is unsigned and returns no Received-Content-MIC for a signed message" };
 	}
 	if (ours.some((mic) => sameMic(mic, received))) return { outcome: "delivered" };
 	if (authenticated) return { outcome: "failed", code: "MIC_MISMATCH", message: mismatch, mdnStatus: "failed" };

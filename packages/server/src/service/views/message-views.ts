@@ -79,6 +79,12 @@ export const mdnDataSchema = v.object({
 	signed: v.boolean(),
 	signature_valid: v.nullable(v.boolean()),
 	mic_matches: v.nullable(v.boolean()),
+	mic_missing: v.pipe(
+		v.boolean(),
+		v.description(
+			"true when a positive MDN without Received-Content-MIC was taken as the receipt: RFC 4130 §7.4.3 requires the MIC only for a signed message, and pyas2-lib answers unsigned (encrypt-only, compress-only or plain) messages without one. For a signed message a missing MIC fails it with MIC_MISMATCH.",
+		),
+	),
 	received_at: v.string(),
 });
 
@@ -92,6 +98,7 @@ export function mdnDataView(mdn: MdnData): v.InferOutput<typeof mdnDataSchema> {
 		signed: mdn.signed,
 		signature_valid: mdn.signatureValid,
 		mic_matches: mdn.micMatches,
+		mic_missing: mdn.micMissing ?? false,
 		received_at: mdn.receivedAt,
 	};
 }
