@@ -1,19 +1,17 @@
-import { type MimeHeaders, parseContentType, parseMdn, toChunks } from "@as2kit/core";
+import { isMdnEntity, type MimeHeaders, parseMdn, toChunks } from "@as2kit/core";
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import type { ReceiveResponse } from "./receive.ts";
 
-/** How far into a multipart/signed body we look for the signed part's Content-Type. */
-const PEEK_BYTES = 16 * 1024;
 /** An MDN larger than this is refused (they are a few kilobytes). */
 const MAX_MDN_BYTES = 1024 * 1024;
 
 /**
- * Whether a POST to /as2/receive is an async MDN rather than a message (RFC 4130 §7.4): a
- * multipart/report, or a multipart/signed whose first part is one. Needs at most a peek at the
- * start of the body.
+ * Whether a POST to /as2/receive (or /as2/mdn) is an async MDN rather than a message (RFC 4130
+ * §7.4), as as2-core's `isMdnEntity` decides: it reads the body's MIME structure with the
+ * declared boundary up to the first part's header block, never the whole body.
  */
 export async function isMdnRequest(
 	deps: ServiceDeps,
@@ -21,24 +19,23 @@ export async function isMdnRequest(
 	body: Uint8Array | { blobKey: string },
 ): Promise<boolean> {
 	const type = headers.get("content-type");
-	if (!type) return false;
-	const { mediaType } = parseContentType(type);
-	if (mediaType === "multipart/report") return true;
-	if (mediaType !== "multipart/signed") return false;
-	const head = body instanceof Uint8Array ? body.subarray(0, PEEK_BYTES) : await peek(deps, body.blobKey);
-	const text = new TextDecoder("latin1").decode(head);
-	const firstPart = /\r?\n\r?\n/.exec(text.slice(text.indexOf("--")));
-	const partHeaders = firstPart ? text.slice(text.indexOf("--"), text.indexOf("--") + firstPart.index) : text;
-	return /content-type:\s*multipart\/report/i.test(partHeaders);
+	if (body instanceof Uint8Array) return isMdnEntity(type, toChunks(body));
+	const stream = await deps.blobs.get(body.blobKey);
+	if (!stream) return false;
+	const reader = stream.getReader();
+	try {
+		return await isMdnEntity(type, chunksOf(reader));
+	} finally {
+		await reader.cancel().catch(() => {});
+	}
 }
 
-async function peek(deps: ServiceDeps, key: string): Promise<Uint8Array> {
-	const stream = await deps.blobs.get(key);
-	if (!stream) return new Uint8Array(0);
-	const reader = stream.getReader();
-	const { value } = await reader.read();
-	await reader.cancel().catch(() => {});
-	return (value ?? new Uint8Array(0)).subarray(0, PEEK_BYTES);
+async function* chunksOf(reader: ReadableStreamDefaultReader<Uint8Array>) {
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) return;
+		yield value;
+	}
 }
 
 /**
