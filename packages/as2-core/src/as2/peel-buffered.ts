@@ -10,6 +10,7 @@ import {
 	splitMultipart,
 } from "../mime/index.ts";
 import { HeaderEndScanner } from "../mime/read-headers.ts";
+import { FIRST_LINE_BYTES, rawContentHeaders, startsMimeEntity } from "./raw-content.ts";
 import {
 	type Context,
 	decompressOptions,
@@ -98,8 +99,10 @@ function peelCms(body: Uint8Array, context: Context, top: boolean): Peeled<Uint8
 	}
 }
 
-/** A MIME entity inside a layer: its header block, then the next layer. */
+/** The content of a layer: a MIME entity (its header block, then the next layer) or the raw payload (raw-content.ts). */
 function peelInner(content: Uint8Array, context: Context): Peeled<Uint8Array> {
+	if (!startsMimeEntity(content.subarray(0, FIRST_LINE_BYTES)))
+		return { headers: rawContentHeaders(), payload: content };
 	const { headers, body } = splitEntity(content, context.maxHeaderBytes);
 	const inner = peelBuffered(headers, body, context);
 	return { headers: inner.headers, payload: inner.payload };

@@ -11,6 +11,7 @@ import {
 	readHeaderBlock,
 	readMultipart,
 } from "../mime/index.ts";
+import { FIRST_LINE_BYTES, rawContentHeaders, startsMimeEntity } from "./raw-content.ts";
 import {
 	type Context,
 	decompressOptions,
@@ -129,8 +130,11 @@ async function decryptionVerdict(source: AsyncIterator<Uint8Array>, error: unkno
 	}
 }
 
+/** The content of a layer: a MIME entity, peeled on, or the raw payload (raw-content.ts). */
 async function peelInner(content: Chunks, context: Context): Promise<Peeled<Chunks>> {
 	const reader = new ByteReader(content);
+	if (!startsMimeEntity(await reader.peek(FIRST_LINE_BYTES)))
+		return { headers: rawContentHeaders(), payload: reader.rest() };
 	const { headers } = await readHeaderBlock(reader, { maxBytes: context.maxHeaderBytes });
 	const inner = await peelStreaming(headers, reader.rest(), context);
 	return {
