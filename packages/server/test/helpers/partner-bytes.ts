@@ -1,0 +1,244 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Bytes as three real partners put them on the wire (issue #17, defects 1, 4 and 5), built
+ * with the OpenSSL CLI and MIME assembled by hand the way each implementation writes it, so
+ * no code of ours shapes them. Files go to `dir` (the caller's scratch directory).
+ */
+export interface Signer {
+	certPath: string;
+	keyPath: string;
+}
+
+export interface WireMessage {
+	headers: Record<string, string>;
+	body: Buffer;
+}
+
+const CRLF = "\r\n";
+const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
+
+/** A detached CMS signature (with signed attributes, OpenSSL's default) over `content`, DER. */
+function detachedSignature(dir: string, name: string, content: Buffer, signer: Signer): Buffer {
+	const input = join(dir, `${name}.content`);
+	const output = join(dir, `${name}.p7s`);
+	writeFileSync(input, content);
+	openssl([
+		"cms",
+		"-sign",
+		"-binary",
+		"-in",
+		input,
+		"-signer",
+		signer.certPath,
+		"-inkey",
+		signer.keyPath,
+		"-md",
+		"sha256",
+		"-outform",
+		"DER",
+		"-out",
+		output,
+	]);
+	return readFileSync(output);
+}
+
+/** Base64 in lines of 76 characters, as Python's email.encoders and JavaMail write it. */
+function base64Lines(bytes: Buffer): string {
+	return (bytes.toString("base64").match(/.{1,76}/g) ?? []).join(CRLF);
+}
+
+export interface MdnFields {
+	/** Our AS2 id (the MDN goes to us) and the partner's. */
+	to: string;
+	from: string;
+	/** The Message-ID of our message, without angle brackets. */
+	originalMessageId: string;
+	/** Received-Content-MIC, when the partner returns one. */
+	mic?: string;
+}
+
+/**
+ * pyas2-lib 1.4.4 `Mdn.build` (pyas2lib/as2.py): a multipart/report of a text/plain part and
+ * the disposition fields, signed as multipart/signed with a base64 `smime.p7s` part carrying
+ * `smime-type=signed-data`. Python's email boundaries (`===============<digits>==`), CRLF
+ * line ends. For a message that was not signed, pyas2-lib computes no MIC and writes no
+ * Received-Content-MIC line (issue #17, defect 1; as2-anchors §C6 pyas2-lib#19).
+ */
+export function pyas2SignedMdn(dir: string, fields: MdnFields, signer: Signer): WireMessage {
+	const reportBoundary = "===============8165309384772951239==";
+	const signedBoundary = "===============5920348183462611147==";
+	const dispositionLines = [
+		"Reporting-UA: pyAS2 Open Source AS2 Software",
+		`Original-Recipient: rfc822; ${fields.from}`,
+		`Final-Recipient: rfc822; ${fields.from}`,
+		`Original-Message-ID: <${fields.originalMessageId}>`,
+		"Disposition: automatic-action/MDN-sent-automatically; processed",
+		...(fields.mic ? [`Received-content-MIC: ${fields.mic}`] : []),
+	];
+	const report = Buffer.from(
+		[
+			`Content-Type: multipart/report; report-type=disposition-notification;${CRLF} boundary="${reportBoundary}"`,
+			"",
+			`--${reportBoundary}`,
+			'Content-Type: text/plain; charset="us-ascii"',
+			"Content-Transfer-Encoding: 7bit",
+			"",
+			"The AS2 message has been received. Thank you for exchanging AS2 messages with pyAS2.",
+			`--${reportBoundary}`,
+			"Content-Type: message/disposition-notification",
+			"Content-Transfer-Encoding: 7bit",
+			"",
+			dispositionLines.join(CRLF),
+			`--${reportBoundary}--`,
+			"",
+		].join(CRLF),
+		"latin1",
+	);
+	const signature = detachedSignature(dir, "pyas2-mdn", report, signer);
+	const body = Buffer.concat([
+		Buffer.from(`--${signedBoundary}${CRLF}`, "latin1"),
+		report,
+		Buffer.from(
+			[
+				"",
+				`--${signedBoundary}`,
+				'Content-Type: application/pkcs7-signature; name="smime.p7s"; smime-type=signed-data',
+				"Content-Transfer-Encoding: base64",
+				'Content-Disposition: attachment; filename="smime.p7s"',
+				"",
+				base64Lines(signature),
+				`--${signedBoundary}--`,
+				"",
+			].join(CRLF),
+			"latin1",
+		),
+	]);
+	return {
+		headers: {
+			"AS2-Version": "1.2",
+			"ediint-features": "CEM",
+			"Message-ID": "<171234567890.12345.8472619347362819283@pyas2lib>",
+			"AS2-From": fields.from,
+			"AS2-To": fields.to,
+			"Content-Type": `multipart/signed; protocol="application/pkcs7-signature"; micalg="sha-256"; boundary="${signedBoundary}"`,
+			"user-agent": "pyAS2 Open Source AS2 Software",
+		},
+		body,
+	};
+}
+
+/**
+ * OpenAS2 4.9's signed async MDN (AS2ReceiverHandler / AsynchMDNSender): JavaMail boundaries
+ * (`----=_Part_<n>_<hash>.<time>`), and the HTTP body opens with the signed entity's own
+ * header block — `Content-Type: multipart/signed; …` folded onto a `boundary="…"` line — and
+ * a blank line before the first delimiter, which RFC 2046 §5.1.1 makes a preamble (issue #17,
+ * defect 5: 7 of 7 live async MDNs). A naive search for the first `--` lands inside that
+ * quoted boundary.
+ */
+export function openas2AsyncMdn(dir: string, fields: MdnFields, signer: Signer): WireMessage {
+	const reportBoundary = "----=_Part_2_1932718361.1764208800123";
+	const signedBoundary = "----=_Part_3_462845713.1764208800456";
+	const report = Buffer.from(
+		[
+			"Content-Type: multipart/report; report-type=disposition-notification; ",
+			`\tboundary="${reportBoundary}"`,
+			"",
+			`--${reportBoundary}`,
+			"Content-Type: text/plain",
+			"Content-Transfer-Encoding: 7bit",
+			"",
+			"The message sent to Recipient <" +
+				fields.from +
+				"> on <date> with Subject <as2kit> has been received, " +
+				"the EDI Interchange was successfully decrypted and it's integrity was verified.",
+			`--${reportBoundary}`,
+			"Content-Type: message/disposition-notification",
+			"Content-Transfer-Encoding: 7bit",
+			"",
+			"Reporting-UA: OpenAS2 Server",
+			`Original-Recipient: rfc822; ${fields.from}`,
+			`Final-Recipient: rfc822; ${fields.from}`,
+			`Original-Message-ID: <${fields.originalMessageId}>`,
+			...(fields.mic ? [`Received-Content-MIC: ${fields.mic}`] : []),
+			"Disposition: automatic-action/MDN-sent-automatically; processed",
+			"",
+			`--${reportBoundary}--`,
+			"",
+		].join(CRLF),
+		"latin1",
+	);
+	const signature = detachedSignature(dir, "openas2-mdn", report, signer);
+	const contentType = `multipart/signed; protocol="application/pkcs7-signature"; micalg=sha-256; ${CRLF}\tboundary="${signedBoundary}"`;
+	const body = Buffer.concat([
+		// The preamble: the entity's header block, repeated in the body.
+		Buffer.from(`Content-Type: ${contentType}${CRLF}${CRLF}--${signedBoundary}${CRLF}`, "latin1"),
+		report,
+		Buffer.from(
+			[
+				"",
+				`--${signedBoundary}`,
+				"Content-Type: application/pkcs7-signature; name=smime.p7s; smime-type=signed-data",
+				"Content-Transfer-Encoding: base64",
+				'Content-Disposition: attachment; filename="smime.p7s"',
+				"Content-Description: S/MIME Cryptographic Signature",
+				"",
+				base64Lines(signature),
+				`--${signedBoundary}--`,
+				"",
+			].join(CRLF),
+			"latin1",
+		),
+	]);
+	return {
+		headers: {
+			"Message-ID": "<OPENAS2-27112026050000+0000-1234@OpenAS2A_OID>",
+			"AS2-Version": "1.1",
+			"AS2-From": fields.from,
+			"AS2-To": fields.to,
+			"Mime-Version": "1.0",
+			"Content-Type": contentType.replace(`${CRLF}\t`, ""),
+			Server: "OpenAS2 Server",
+		},
+		body,
+	};
+}
+
+/**
+ * mendelson's unsigned 3DES message as issue #17 (defect 4) saw it: the raw payload, not a
+ * MIME entity, inside EnvelopedData — `openssl cms -encrypt -des3 -binary` over the bare
+ * file, DER, posted as `application/pkcs7-mime; smime-type=enveloped-data`.
+ */
+export function mendelsonRawEncrypted(
+	dir: string,
+	payload: Buffer,
+	recipientCertPath: string,
+	ids: { from: string; to: string; messageId: string },
+): WireMessage {
+	const input = join(dir, "mendelson-payload.edi");
+	const output = join(dir, "mendelson-payload.p7m");
+	writeFileSync(input, payload);
+	openssl(["cms", "-encrypt", "-des3", "-binary", "-in", input, "-outform", "DER", "-out", output, recipientCertPath]);
+	return {
+		headers: {
+			"AS2-Version": "1.2",
+			"AS2-From": ids.from,
+			"AS2-To": ids.to,
+			"Message-ID": `<${ids.messageId}>`,
+			Subject: "AS2 message",
+			"Mime-Version": "1.0",
+			"Content-Type": 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"',
+			"Content-Disposition": 'attachment; filename="smime.p7m"',
+			"User-Agent": "mendelson opensource AS2 1.1 build 63",
+		},
+		body: readFileSync(output),
+	};
+}
+
+/** A raw EDIFACT interchange: no MIME headers, `'` terminators, no line ends. */
+export const EDIFACT_INTERCHANGE = Buffer.from(
+	"UNA:+.? 'UNB+UNOA:2+SENDER+RECEIVER+261127:0500+1'UNH+1+ORDERS:D:96A:UN'BGM+220+PO1+9'UNT+3+1'UNZ+1+1'",
+	"latin1",
+);
