@@ -42,9 +42,10 @@ interface Frame {
 const PREFIX_XML = new Map([["xml", NS_XML]]);
 
 /**
- * A chunked XML 1.0 tokenizer, safe by construction: a DOCTYPE (and with it every entity
- * declaration, external entity and entity expansion) is refused outright, every buffer has a
- * cap from {@link EpcisLimits}, and only the current event is held in memory. It checks
+ * A chunked XML 1.0 tokenizer, safe by construction: a DOCTYPE that declares anything (and
+ * with it every entity declaration, external entity and entity expansion) is refused outright
+ * — only the bare `<!DOCTYPE name>` is skipped —, every buffer has a cap from
+ * {@link EpcisLimits}, and only the current event is held in memory. It checks
  * well-formedness (tag matching, attribute syntax and uniqueness, references, characters,
  * namespace bindings) so that a piece handed on is well-formed on its own.
  */
@@ -63,6 +64,7 @@ export class XmlScanner {
 	private pieceTags: StartTag[] = [];
 	private rootSeen = false;
 	private rootClosed = false;
+	private doctypeSeen = false;
 	private readonly maxTag: number;
 
 	constructor(
@@ -127,6 +129,7 @@ export class XmlScanner {
 		if (c1 === 0x21 /* ! */) {
 			if (buf.startsWith("<!--", pos)) return this.comment();
 			if (buf.startsWith("<![CDATA[", pos)) return this.cdata();
+			if (buf.startsWith("<!DOCTYPE", pos)) return this.doctype();
 			if (/^<!(DOCTYPE|ENTITY)/i.test(buf.slice(pos, pos + 9))) {
 				this.fail(XML_CODES.doctype, "DOCTYPE and entity declarations are not accepted (XXE, entity expansion)");
 			}
@@ -189,6 +192,33 @@ export class XmlScanner {
 		checkCharData(body.replaceAll("&", ""), line, column);
 		if (this.pieceStart >= 0) return null;
 		return { kind: "text", text: body, cdata: true, line, column };
+	}
+
+	/**
+	 * XML 1.0 §2.8 doctypedecl, accepted only in its bare form `<!DOCTYPE name>`: no external
+	 * identifier, no internal subset, so it declares nothing and skipping it is safe. GS1's own
+	 * EPCIS examples (gs1/EPCIS `XML/WithFullCombinationOfFields/*.xml`) begin with
+	 * `<!DOCTYPE project>`. Anything more — SYSTEM/PUBLIC, `[…]`, a comment or PI inside, a
+	 * second DOCTYPE, one after the root — is refused: that is where XXE and entity expansion
+	 * live. The search for its end is bounded by MAX_BARE_DOCTYPE, so the reader stays linear.
+	 */
+	private doctype(): null | typeof NEED_MORE {
+		const [line, column] = this.here();
+		const window = this.buf.slice(this.pos, this.pos + MAX_BARE_DOCTYPE + 1);
+		const end = window.indexOf(">");
+		if (end < 0 && window.length <= MAX_BARE_DOCTYPE && !this.eof) return NEED_MORE;
+		const name = end < 0 ? undefined : BARE_DOCTYPE.exec(window.slice(0, end + 1))?.[1];
+		if (name === undefined || !QNAME.test(name) || this.doctypeSeen || this.rootSeen) {
+			this.fail(
+				XML_CODES.doctype,
+				"only a bare <!DOCTYPE name> is accepted: DOCTYPEs with an external identifier, an internal subset or entity declarations are not (XXE, entity expansion)",
+				line,
+				column,
+			);
+		}
+		this.doctypeSeen = true;
+		this.pos += end + 1;
+		return null;
 	}
 
 	private processingInstruction(): null | typeof NEED_MORE {
@@ -450,3 +480,8 @@ export class XmlScanner {
 }
 
 const NEED_MORE: unique symbol = Symbol("need more");
+
+/** `<!DOCTYPE` S Name S? `>` (XML 1.0 §2.8 without ExternalID or intSubset; S is §2.3's four characters). */
+const BARE_DOCTYPE = /^<!DOCTYPE[ \t\r\n]+([^ \t\r\n>]+)[ \t\r\n]*>$/;
+/** Longer than any bare DOCTYPE a real document carries; the bound on the search for its end. */
+const MAX_BARE_DOCTYPE = 1024;

@@ -28,7 +28,8 @@ function isXmlChar(code: number): boolean {
 /**
  * Checks character data (text or an attribute value) for characters XML forbids and for
  * references other than the five predefined entities and character references. Without a
- * DOCTYPE (which we refuse) any other entity reference is undefined (XML 1.0 §4.1 WFC).
+ * DOCTYPE that declares one (we refuse those; a bare one declares nothing) any other entity
+ * reference is undefined (XML 1.0 §4.1 WFC).
  */
 export function checkCharData(text: string, line: number, column: number): void {
 	if (NOT_CHAR.test(text)) {
