@@ -293,6 +293,30 @@ describe("POST /v1/epcis/query: each parameter", () => {
 		// Classes are not instances: MATCH_epc does not see them.
 		expect(await ids({ MATCH_epc: "urn:epc:idpat:sgtin:4012345.098765.*" })).toEqual([]);
 	});
+
+	// Issue #17: `urn:epc:id:sgtin:0614141.107346.*` found nothing (it was compared as a string).
+	// EPCIS 1.2/2.0 §8.2.7.1: `*` as the last field(s) of an EPC URI is a pattern, as in idpat.
+	it("every MATCH_ parameter takes urn:epc:id: URIs with * as the last field(s), as idpat patterns", async () => {
+		expect(await ids({ MATCH_epc: "urn:epc:id:sgtin:0614141.107346.*" })).toEqual(ev(1, 2));
+		expect(await ids({ MATCH_epc: "urn:epc:id:sgtin:4012345.*.*" })).toEqual(ev(5));
+		expect(await ids({ MATCH_epc: "urn:epc:id:sgtin:*.*.*" })).toEqual(ev(1, 2, 5));
+		expect(await ids({ MATCH_epc: "urn:epc:id:sgtin:061414.*.*" })).toEqual([]);
+		expect(await ids({ MATCH_parentID: ["urn:epc:id:sscc:0614141.*", "urn:epc:id:grai:4012345.55555.*"] })).toEqual(
+			ev(2, 6),
+		);
+		expect(await ids({ MATCH_inputEPC: "urn:epc:id:sgtin:0614141.107346.*" })).toEqual(ev(4));
+		expect(await ids({ MATCH_outputEPC: "urn:epc:id:sgtin:4012345.077889.*" })).toEqual(ev(4));
+		expect(await ids({ MATCH_anyEPC: "urn:epc:id:sgtin:0614141.107346.*" })).toEqual(ev(1, 2, 4));
+		expect(await ids({ MATCH_epcClass: "urn:epc:id:sgtin:0614141.107346.*" })).toEqual(ev(7, 8));
+		expect(await ids({ MATCH_inputEPCClass: "urn:epc:id:sgtin:4012345.011111.*" })).toEqual(ev(4));
+		expect(await ids({ MATCH_anyEPCClass: "urn:epc:id:sgtin:4012345.*.*" })).toEqual(ev(2, 4));
+		// A * that is not last, or inside a field, is no pattern: 422 names it.
+		for (const bad of ["urn:epc:id:sgtin:*.107346.*", "urn:epc:id:sgtin:0614141.1073*.*"]) {
+			const response = await query({ MATCH_epc: bad });
+			expect(response.status).toBe(422);
+			expect(Object.keys(response.json.errors)).toEqual(["parameters.MATCH_epc"]);
+		}
+	});
 });
 
 describe("POST /v1/epcis/query: combinations, order, pages and limits", () => {

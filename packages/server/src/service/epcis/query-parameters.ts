@@ -227,8 +227,10 @@ export function parseSimpleEventQuery(parameters: Record<string, unknown>): Simp
 
 /**
  * MATCH_ values: a pure identity pattern (TDS §8: `urn:epc:idpat:sgtin:0614141.*.*`, `*`
- * fields last) matches the EPCs it covers, as a prefix of their pure identity URI; any other
- * value matches by string equality. For class parameters a pattern also covers classes
+ * fields last) matches the EPCs it covers, as a prefix of their pure identity URI. So does an
+ * EPC URI with `*` as its last field(s), `urn:epc:id:sgtin:0614141.107346.*`: EPCIS 1.2/2.0
+ * §8.2.7.1 lets MATCH_ values be EPC patterns, and clients write them in either scheme. Any
+ * other value matches by string equality. For class parameters a pattern also covers classes
  * written as patterns (`urn:epc:idpat:sgtin:0614141.107346.*`, EPCIS 1.2 quantity lists)
  * and, for SGTIN, the LGTIN classes of its GTINs (`urn:epc:class:lgtin:0614141.107346.LOT`).
  * Returns an error text for a malformed pattern.
@@ -237,22 +239,22 @@ export function epcMatch(values: readonly string[], classes: boolean): EpcisStri
 	const equals = new Set<string>();
 	const prefixes = new Set<string>();
 	for (const value of values) {
-		const m = /^urn:epc:idpat:([A-Za-z0-9]+):(.*)$/.exec(value);
-		if (!m) {
+		const m = /^urn:epc:(idpat|id):([A-Za-z0-9]+):(.*)$/.exec(value);
+		if (!m || (m[1] === "id" && !m[3]!.includes("*"))) {
 			equals.add(value);
 			continue;
 		}
-		const scheme = m[1]!.toLowerCase();
-		const fields = m[2]!.split(".");
+		const scheme = m[2]!.toLowerCase();
+		const fields = m[3]!.split(".");
 		const firstStar = fields.indexOf("*");
 		if (
 			fields.some((f) => f === "" || (f.includes("*") && f !== "*")) ||
 			(firstStar >= 0 && fields.slice(firstStar).some((f) => f !== "*"))
 		) {
-			return `${value} is not a pure identity pattern (fields are values or *, every * after the values)`;
+			return `${value} is not an EPC pattern (fields are values or *, every * after the values)`;
 		}
 		if (firstStar < 0) {
-			equals.add(`urn:epc:id:${scheme}:${m[2]}`);
+			equals.add(`urn:epc:id:${scheme}:${m[3]}`);
 			if (classes) equals.add(value);
 			continue;
 		}
