@@ -502,7 +502,9 @@ export const epcisEventValues = pgTable(
 	},
 	(t) => [
 		// MATCH_/EQ_ lookups: equality or a prefix range on value, covering, so no table access.
-		index("epcis_event_values_lookup_idx").on(t.tenantId, t.kind, t.value, t.type, t.eventRow),
+		// text_pattern_ops compares bytes, so a prefix (LIKE 'urn:epc:id:sgtin:0614141.%') is a
+		// range in this index whatever the database's collation; equality works as well.
+		index("epcis_event_values_lookup_idx").on(t.tenantId, t.kind, t.value.op("text_pattern_ops"), t.type, t.eventRow),
 		// Per-event checks of the other MATCH_ conditions, covering too; also deletes by event.
 		index("epcis_event_values_event_idx").on(t.eventRow, t.kind, t.value, t.type),
 	],

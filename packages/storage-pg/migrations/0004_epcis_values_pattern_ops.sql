@@ -1,0 +1,2 @@
+DROP INDEX "epcis_event_values_lookup_idx";--> statement-breakpoint
+CREATE INDEX "epcis_event_values_lookup_idx" ON "epcis_event_values" USING btree ("tenant_id","kind","value" text_pattern_ops,"type","event_row");
