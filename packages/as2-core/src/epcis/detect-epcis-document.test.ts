@@ -16,6 +16,29 @@ describe("detectEpcisDocument", () => {
 		});
 	});
 
+	// Issue #17: GS1's examples begin with <!DOCTYPE project>; received over AS2 they were not indexed.
+	it("looks past one bare DOCTYPE, as GS1's examples carry it, and no other", () => {
+		const root = `<epcis:EPCISDocument schemaVersion="2.0" xmlns:epcis="urn:epcglobal:epcis:xsd:2">`;
+		const decl = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n`;
+		expect(detectEpcisDocument(`${decl}<!DOCTYPE project>\n${root}`)).toEqual({
+			version: "2.0",
+			root: "EPCISDocument",
+		});
+		expect(detectEpcisDocument(`<!-- a --><!DOCTYPE\tproject\n><!-- b -->${root}`)).toEqual({
+			version: "2.0",
+			root: "EPCISDocument",
+		});
+		for (const doctype of [
+			"<!DOCTYPE project []>",
+			`<!DOCTYPE project SYSTEM "p.dtd">`,
+			"<!DOCTYPE project><!DOCTYPE project>",
+			"<!DOCTYPE project",
+			"<!doctype project>",
+		]) {
+			expect(detectEpcisDocument(`${decl}${doctype}${root}`), doctype).toBeNull();
+		}
+	});
+
 	it("says null for anything else", () => {
 		expect(detectEpcisDocument("<EPCISDocument>")).toBeNull();
 		expect(detectEpcisDocument(`<e:EPCISDocument xmlns:x="urn:epcglobal:epcis:xsd:1">`)).toBeNull();

@@ -1,7 +1,7 @@
 import { NS_XML, NS_XMLNS } from "../namespaces.ts";
 import type { EpcisLimits } from "../types.ts";
 import { XML_CODES, XmlSyntaxError } from "./xml-syntax-error.ts";
-import { checkCharData, isWhitespace, normalizeAttributeValue, QNAME } from "./xml-text.ts";
+import { bareDoctypeName, checkCharData, isWhitespace, normalizeAttributeValue, QNAME } from "./xml-text.ts";
 
 /** A namespace-resolved attribute; `ns` is null for an unprefixed one (Namespaces in XML §6.2). */
 export interface XmlAttribute {
@@ -207,8 +207,8 @@ export class XmlScanner {
 		const window = this.buf.slice(this.pos, this.pos + MAX_BARE_DOCTYPE + 1);
 		const end = window.indexOf(">");
 		if (end < 0 && window.length <= MAX_BARE_DOCTYPE && !this.eof) return NEED_MORE;
-		const name = end < 0 ? undefined : BARE_DOCTYPE.exec(window.slice(0, end + 1))?.[1];
-		if (name === undefined || !QNAME.test(name) || this.doctypeSeen || this.rootSeen) {
+		const name = end < 0 ? null : bareDoctypeName(window.slice(0, end + 1));
+		if (name === null || this.doctypeSeen || this.rootSeen) {
 			this.fail(
 				XML_CODES.doctype,
 				"only a bare <!DOCTYPE name> is accepted: DOCTYPEs with an external identifier, an internal subset or entity declarations are not (XXE, entity expansion)",
@@ -480,8 +480,5 @@ export class XmlScanner {
 }
 
 const NEED_MORE: unique symbol = Symbol("need more");
-
-/** `<!DOCTYPE` S Name S? `>` (XML 1.0 §2.8 without ExternalID or intSubset; S is §2.3's four characters). */
-const BARE_DOCTYPE = /^<!DOCTYPE[ \t\r\n]+([^ \t\r\n>]+)[ \t\r\n]*>$/;
 /** Longer than any bare DOCTYPE a real document carries; the bound on the search for its end. */
 const MAX_BARE_DOCTYPE = 1024;

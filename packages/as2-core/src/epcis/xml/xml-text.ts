@@ -77,6 +77,19 @@ export function normalizeAttributeValue(raw: string): string {
 	return decodeReferences(raw.replace(/[\t\n\r]/g, " "));
 }
 
+/** `<!DOCTYPE` S Name S? `>` (XML 1.0 §2.8 without ExternalID or intSubset; S is §2.3's four characters). */
+const BARE_DOCTYPE = /^<!DOCTYPE[ \t\r\n]+([^ \t\r\n>]+)[ \t\r\n]*>$/;
+
+/**
+ * The name of a bare document type declaration, `<!DOCTYPE project>` (the text up to and
+ * including its first `>`), or null for any other: one with an external identifier or an
+ * internal subset can declare entities, and a comment or PI inside makes it no bare one.
+ */
+export function bareDoctypeName(declaration: string): string | null {
+	const name = BARE_DOCTYPE.exec(declaration)?.[1];
+	return name !== undefined && QNAME.test(name) ? name : null;
+}
+
 export function isWhitespace(text: string): boolean {
 	return /^[ \t\r\n]*$/.test(text);
 }
