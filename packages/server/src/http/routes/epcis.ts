@@ -90,7 +90,7 @@ export function epcisRoutes() {
 				access: { permission: "messages:read", reach: "tenant" },
 				summary: "Validate an EPCIS 1.2 or 2.0 XML document (messages:read)",
 				description:
-					"JSON with the document inline (up to 16 MB), or multipart/form-data with the document in the part `document` (a file), streamed through the validator in bounded memory up to the plan's payload size. Rules: schema_compliance (the GS1 XSD), business_rules (CBV, EPC URIs, actions, times, extensions), dscsa_compliance (GS1 US DSCSA guideline); default all. Answers the top-level object (no data envelope): a document that is not well-formed or hostile is `valid: false` with an error of rule `parse`, never an error status. An unknown rule name is 422 EPCIS_UNKNOWN_RULE. Needs messages:read (messages:write includes it); stores nothing.",
+					"JSON with the document inline (up to 16 MB), or multipart/form-data with the document in the part `document` (a file), streamed through the validator in bounded memory up to the plan's payload size. Rules: schema_compliance (the GS1 XSD), business_rules (CBV, EPC URIs, actions, times, extensions), dscsa_compliance (GS1 US DSCSA guideline); default all. Answers the top-level object (no data envelope): a document that is not well-formed or hostile (a DOCTYPE with an internal subset or an external identifier: XML_DOCTYPE_FORBIDDEN; the bare `<!DOCTYPE name>` GS1's examples carry is accepted) is `valid: false` with an error of rule `parse`, never an error status. An unknown rule name is 422 EPCIS_UNKNOWN_RULE. Needs messages:read (messages:write includes it); stores nothing.",
 				body: validateSchema,
 				responses: {
 					200: {
