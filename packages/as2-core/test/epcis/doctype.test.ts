@@ -50,7 +50,7 @@ function chunked(chunks: Iterable<string>): { stream: ReadableStream<Uint8Array>
 
 describe("epcis DOCTYPE - the bare form GS1 writes is accepted", () => {
 	const accepted: [string, string][] = [
-		["GS1's own prolog", `${XML_DECL}\n<!DOCTYPE project>\n`],
+		["the GS1-style prolog: XML declaration, then <!DOCTYPE project>", `${XML_DECL}\n<!DOCTYPE project>\n`],
 		["without an XML declaration", "<!DOCTYPE project>"],
 		["white space of each kind around the name", "<!DOCTYPE\r\n\tproject \t\r\n>"],
 		["the root's own name", "<!DOCTYPE epcis:EPCISDocument>"],
