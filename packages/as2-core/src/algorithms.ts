@@ -88,8 +88,31 @@ export const CONTENT_ENCRYPTION_ALGORITHMS = Object.keys(CIPHERS) as ContentEncr
 export const RC2_CBC_OID = "1.2.840.113549.3.2";
 export const DES_CBC_OID = "1.3.14.3.2.7";
 
-/** Key transport (RFC 3370 §4.2.1, RFC 3560). */
-export type KeyEncryptionAlgorithm = "rsa" | "oaep";
+/**
+ * Key transport (RFC 3370 §4.2.1, RFC 3560). `oaep` is RSAES-OAEP with RFC 3560's default
+ * parameters (SHA-1, MGF1-SHA-1: what `openssl cms -keyopt rsa_padding_mode:oaep` sends and
+ * what every OAEP-capable AS2 product reads); `oaep-sha256` … name the hash used for OAEP and
+ * MGF1 alike (RFC 4055 §4.1 RSAES-OAEP-params).
+ */
+export type KeyEncryptionAlgorithm = "rsa" | "oaep" | "oaep-sha256" | "oaep-sha384" | "oaep-sha512";
+
+/** The OAEP (and MGF1) hash of each OAEP key-transport name. */
+export const OAEP_HASHES: Readonly<Record<Exclude<KeyEncryptionAlgorithm, "rsa">, DigestAlgorithm>> = {
+	oaep: "sha1",
+	"oaep-sha256": "sha256",
+	"oaep-sha384": "sha384",
+	"oaep-sha512": "sha512",
+};
+
+export const KEY_ENCRYPTION_ALGORITHMS: readonly KeyEncryptionAlgorithm[] = [
+	"rsa",
+	...Object.keys(OAEP_HASHES),
+] as KeyEncryptionAlgorithm[];
+
+/** The key-transport name of an OAEP hash (SHA-1 is plain `oaep`, RFC 3560's defaults). */
+export function oaepName(hash: DigestAlgorithm): KeyEncryptionAlgorithm {
+	return hash === "sha1" ? "oaep" : `oaep-${hash}`;
+}
 
 /** Accepts our names and the spec's (`SHA256withRSA`, `AES128_CBC`, `3DES`) case-insensitively. */
 export function parseDigestName(name: string): DigestAlgorithm {

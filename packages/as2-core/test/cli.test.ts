@@ -263,4 +263,93 @@ describe("as2kit command line", () => {
 			mic: built.json.mic,
 		});
 	});
+
+	// issue #17 defect 2: `--key-encryption oaep` must be RFC 3560's defaults (SHA-1,
+	// MGF1-SHA-1), what `openssl cms -keyopt rsa_padding_mode:oaep` writes; oaep-sha256 …
+	// that hash for OAEP and MGF1. Each is read back by `openssl cms -decrypt` and by `parse`.
+	it("--key-encryption oaep, oaep-sha256, oaep-sha384, oaep-sha512: OpenSSL decrypts each, parse names it", () => {
+		for (const [name, hash] of [
+			["oaep", undefined],
+			["oaep-sha256", "sha256"],
+			["oaep-sha384", "sha384"],
+			["oaep-sha512", "sha512"],
+		] as const) {
+			const built = as2kit(
+				"build",
+				"--payload",
+				path("order.edi"),
+				"--from",
+				"ALICE",
+				"--to",
+				"BOB",
+				"--encrypt",
+				"aes128",
+				"--key-encryption",
+				name,
+				"--recipient-cert",
+				path("bob.cert.pem"),
+				"--out-headers",
+				path("k.headers"),
+				"--out-body",
+				path("k.body"),
+			);
+			expect(built.code).toBe(0);
+			const printed = execFileSync("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", path("k.body")])
+				.toString()
+				.replace(/\s+/g, " ");
+			const algorithm = /keyEncryptionAlgorithm:(.*?)encryptedKey:/.exec(printed)?.[1] ?? "";
+			expect(algorithm).toContain("rsaesOaep");
+			if (hash) expect(algorithm).toMatch(new RegExp(`OBJECT :${hash} .*OBJECT :mgf1 .*OBJECT :${hash} `));
+			else expect(algorithm).toMatch(/parameter: SEQUENCE: 0:d=0 hl=2 l= 0 cons: SEQUENCE $/);
+			const decrypted = execFileSync("openssl", [
+				"cms",
+				"-decrypt",
+				"-binary",
+				"-inform",
+				"DER",
+				"-in",
+				path("k.body"),
+				"-inkey",
+				path("bob.key.pem"),
+				"-recip",
+				path("bob.cert.pem"),
+			]);
+			expect(decrypted.toString("latin1")).toContain("UNH+1+ORDERS");
+			const parsed = as2kit(
+				"parse",
+				"--headers",
+				path("k.headers"),
+				"--body",
+				path("k.body"),
+				"--key",
+				path("bob.key.pem"),
+				"--cert",
+				path("bob.cert.pem"),
+				"--out-payload",
+				path("k.edi"),
+			);
+			expect(parsed.json).toMatchObject({ algorithms: { key_encryption: name } });
+		}
+		const refused = as2kit(
+			"build",
+			"--payload",
+			path("order.edi"),
+			"--from",
+			"A",
+			"--to",
+			"B",
+			"--encrypt",
+			"aes128",
+			"--key-encryption",
+			"oaep-md5",
+			"--recipient-cert",
+			path("bob.cert.pem"),
+			"--out-headers",
+			path("x.h"),
+			"--out-body",
+			path("x.b"),
+		);
+		expect(refused.code).toBe(2);
+		expect(refused.stdout).toContain("oaep, oaep-sha256, oaep-sha384, oaep-sha512");
+	});
 });

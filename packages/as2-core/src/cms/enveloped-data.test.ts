@@ -3,7 +3,12 @@ import { testIdentity } from "../../test/helpers/certs.ts";
 import { cpuStopwatch } from "../../test/helpers/cpu-time.ts";
 import { openssl, scratch } from "../../test/helpers/openssl.ts";
 import { rc2CbcEncrypt } from "../../test/helpers/rc2-encrypt.ts";
-import { type ContentEncryptionAlgorithm, RC2_CBC_OID } from "../algorithms.ts";
+import {
+	type ContentEncryptionAlgorithm,
+	type KeyEncryptionAlgorithm,
+	OAEP_HASHES,
+	RC2_CBC_OID,
+} from "../algorithms.ts";
 import {
 	contextTag,
 	derAlgorithmIdentifier,
@@ -62,6 +67,22 @@ function opensslDecrypt(der: Uint8Array, who = bob): Buffer {
 
 function opensslEncrypt(data: Uint8Array, args: string[], certs = [bob.certPath]): Uint8Array {
 	return new Uint8Array(openssl(["cms", "-encrypt", "-binary", "-outform", "DER", ...args, ...certs], data));
+}
+
+/** Bob as recipient with OAEP, `hash` for OAEP and MGF1 (OpenSSL's own defaults for SHA-1). */
+function oaepEncrypt(data: Uint8Array, hash: string, args: string[] = []): Uint8Array {
+	return opensslEncrypt(data, ["-aes128", ...args, "-recip", bob.certPath, ...oaepKeyopts(hash)], []);
+}
+
+function oaepKeyopts(hash: string): string[] {
+	const opts = ["-keyopt", "rsa_padding_mode:oaep"];
+	return hash === "sha1" ? opts : [...opts, "-keyopt", `rsa_oaep_md:${hash}`, "-keyopt", `rsa_mgf1_md:${hash}`];
+}
+
+/** The keyEncryptionAlgorithm of each recipient, as `openssl cms -cmsout -print` shows it. */
+function keyEncryptionAlgorithmOf(der: Uint8Array): string {
+	const printed = openssl(["cms", "-cmsout", "-print", "-inform", "DER"], der).toString();
+	return [...printed.matchAll(/keyEncryptionAlgorithm:([\s\S]*?)encryptedKey:/g)].map((m) => m[1]).join("\n");
 }
 
 async function plaintext(der: Chunks | Uint8Array, opts: Parameters<typeof decrypt>[1] = bobId) {
@@ -138,21 +159,43 @@ describe("encrypt → openssl cms -decrypt", () => {
 		expect(equalBytes(opensslDecrypt(der), payload)).toBe(true);
 	});
 
-	it("OAEP with SHA-256 (default), SHA-1 and SHA-512", async () => {
-		for (const oaepHash of [undefined, "sha1", "sha512"] as const) {
+	// issue #17 defect 2: `oaep` sent SHA-256/MGF1-SHA-256, which pyas2-lib and every peer on
+	// RFC 3560's defaults answer with decryption-failed. Each set must be encoded exactly as
+	// `openssl cms -encrypt -keyopt rsa_padding_mode:oaep [-keyopt rsa_oaep_md:H -keyopt rsa_mgf1_md:H]` does.
+	for (const [name, hash] of Object.entries(OAEP_HASHES) as [KeyEncryptionAlgorithm, string][]) {
+		it(`${name}: RSAES-OAEP-params as OpenSSL writes them (hash ${hash}), openssl cms -decrypt reads it`, async () => {
 			const der = await all(
 				encrypt(sourceFromBytes(payload), {
-					recipients: [{ certificate: bob.certDer, keyEncryption: "oaep", ...(oaepHash ? { oaepHash } : {}) }],
+					recipients: [{ certificate: bob.certDer, keyEncryption: name }],
 					algorithm: "aes128",
 				}),
 			);
-			const text = openssl(["asn1parse", "-inform", "DER"], der).toString();
-			expect(text).toContain("rsaesOaep");
-			if (oaepHash === undefined) expect(text).toContain("sha256");
+			const reference = oaepEncrypt(payload, hash);
+			expect(keyEncryptionAlgorithmOf(der)).toBe(keyEncryptionAlgorithmOf(reference));
+			expect(keyEncryptionAlgorithmOf(der)).toContain("rsaesOaep");
 			expect(equalBytes(opensslDecrypt(der), payload)).toBe(true);
 			const ours = await plaintext(der);
-			expect(ours.keyEncryption).toBe("oaep");
+			expect(ours.keyEncryption).toBe(name);
 			expect(equalBytes(ours.bytes, payload)).toBe(true);
+		});
+	}
+
+	it("oaep with an oaepHash override, and an unknown key encryption name is UNSUPPORTED_ALGORITHM", async () => {
+		const der = await all(
+			encrypt(sourceFromBytes(payload), {
+				recipients: [{ certificate: bob.certDer, keyEncryption: "oaep", oaepHash: "sha512" }],
+				algorithm: "aes128",
+			}),
+		);
+		expect(keyEncryptionAlgorithmOf(der)).toBe(keyEncryptionAlgorithmOf(oaepEncrypt(payload, "sha512")));
+		expect((await plaintext(der)).keyEncryption).toBe("oaep-sha512");
+		for (const keyEncryption of ["oaep-md5", "toString", "constructor"]) {
+			expect(() =>
+				encrypt(sourceFromBytes(payload), {
+					recipients: [{ certificate: bob.certDer, keyEncryption: keyEncryption as never }],
+					algorithm: "aes128",
+				}),
+			).toThrow(expect.objectContaining({ code: "UNSUPPORTED_ALGORITHM" }));
 		}
 	});
 
@@ -236,31 +279,17 @@ describe("openssl cms -encrypt → decrypt", () => {
 		expect(equalBytes((await plaintext(fromBase64(body))).bytes, payload)).toBe(true);
 	});
 
-	it("OAEP with the default SHA-1 and with SHA-256", async () => {
-		for (const md of [[], ["-keyopt", "rsa_oaep_md:sha256"]]) {
-			const der = new Uint8Array(
-				openssl(
-					[
-						"cms",
-						"-encrypt",
-						"-binary",
-						"-outform",
-						"DER",
-						"-aes128",
-						"-recip",
-						bob.certPath,
-						"-keyopt",
-						"rsa_padding_mode:oaep",
-						...md,
-					],
-					payload,
-				),
-			);
-			const result = await plaintext(der);
-			expect(result.keyEncryption).toBe("oaep");
-			expect(equalBytes(result.bytes, payload)).toBe(true);
-		}
-	});
+	for (const [name, hash] of Object.entries(OAEP_HASHES) as [KeyEncryptionAlgorithm, string][]) {
+		it(`OAEP ${hash === "sha1" ? "with RFC 3560's defaults" : `with ${hash} and MGF1-${hash}`}: read as ${name}`, async () => {
+			for (const stream of [false, true]) {
+				const der = oaepEncrypt(payload, hash, stream ? ["-stream"] : []);
+				const result = await plaintext(der);
+				expect(result.keyEncryption).toBe(name);
+				expect(equalBytes(result.bytes, payload)).toBe(true);
+				expect(equalBytes(decryptBytes(der, bobId).content, payload)).toBe(true);
+			}
+		});
+	}
 
 	it("several recipients: by certificate, without one (trial), and with -keyid", async () => {
 		const der = opensslEncrypt(payload, ["-aes128"], [alice.certPath, carol.certPath, bob.certPath]);

@@ -1,4 +1,4 @@
-import { CIPHERS, type ContentEncryptionAlgorithm } from "../algorithms.ts";
+import { CIPHERS, type ContentEncryptionAlgorithm, type KeyEncryptionAlgorithm } from "../algorithms.ts";
 import { BerReader, contextTag, derHeader, derInteger, derOid, derSetOf, TAG, tlvSize } from "../asn1/index.ts";
 import {
 	ByteReader,
@@ -165,7 +165,7 @@ export interface DecryptResult {
 	content: Chunks;
 	kind: "enveloped-data" | "auth-enveloped-data";
 	algorithm: DecryptionAlgorithm;
-	keyEncryption: "rsa" | "oaep";
+	keyEncryption: KeyEncryptionAlgorithm;
 }
 
 export const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
@@ -249,7 +249,7 @@ export function startDecryption(
 	recipients: ReadonlyArray<ReceivedKeyTrans>,
 	opts: DecryptOptions,
 	cipher: ContentCipher,
-): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: "rsa" | "oaep" } {
+): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: KeyEncryptionAlgorithm } {
 	const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
 	try {
 		const decryptor = createDecryptor(cipher.nodeName, contentKey.key, cipher.iv, {

@@ -1,4 +1,11 @@
-import { DIGESTS, type DigestAlgorithm, digestByOid } from "../algorithms.ts";
+import {
+	DIGESTS,
+	type DigestAlgorithm,
+	digestByOid,
+	type KeyEncryptionAlgorithm,
+	OAEP_HASHES,
+	oaepName,
+} from "../algorithms.ts";
 import { toDefiniteLength } from "../asn1/index.ts";
 import { concatBytes, equalBytes, plainBytes } from "../bytes/index.ts";
 import {
@@ -48,13 +55,13 @@ export interface Recipient {
 	certificate: Uint8Array;
 	/**
 	 * Key transport: "rsa" is RSAES-PKCS1-v1_5 (RFC 3370 §4.2.1), what every AS2 product
-	 * accepts; "oaep" is RSAES-OAEP (RFC 3560). Default "rsa".
+	 * accepts; "oaep" is RSAES-OAEP with RFC 3560's defaults (SHA-1, MGF1-SHA-1);
+	 * "oaep-sha256", "oaep-sha384", "oaep-sha512" use that hash for OAEP and MGF1. Default "rsa".
 	 */
-	keyEncryption?: "rsa" | "oaep";
+	keyEncryption?: KeyEncryptionAlgorithm;
 	/**
-	 * OAEP hash, also used for MGF1. Default "sha256" (what `openssl cms -keyopt
-	 * rsa_oaep_md:sha256` sends); "sha1" is written as the all-defaults empty parameters of
-	 * RFC 4055 §4.1 for old peers.
+	 * Overrides the OAEP hash (also used for MGF1) of `keyEncryption: "oaep"`. SHA-1 is written
+	 * as the all-defaults empty parameters of RFC 4055 §4.1.
 	 */
 	oaepHash?: DigestAlgorithm;
 	/**
@@ -103,17 +110,7 @@ export function buildKeyTransRecipientInfo(recipient: Recipient, cek: Uint8Array
 	const useSki = recipient.identifier === "subject-key-identifier";
 	if (useSki && !fields.subjectKeyIdentifier) throw fail("no subjectKeyIdentifier extension");
 
-	const scheme: KeyTransportScheme =
-		recipient.keyEncryption === "oaep"
-			? { padding: "oaep", hash: recipient.oaepHash ?? "sha256" }
-			: { padding: "pkcs1" };
-	if (
-		recipient.keyEncryption !== undefined &&
-		recipient.keyEncryption !== "rsa" &&
-		recipient.keyEncryption !== "oaep"
-	) {
-		throw new As2Error("UNSUPPORTED_ALGORITHM", `unknown key encryption "${recipient.keyEncryption}"`);
-	}
+	const scheme = schemeOf(recipient);
 	if (scheme.padding === "oaep" && !DIGESTS[scheme.hash]) {
 		throw new As2Error("UNSUPPORTED_ALGORITHM", `unknown OAEP hash "${scheme.hash}"`);
 	}
@@ -128,6 +125,14 @@ export function buildKeyTransRecipientInfo(recipient: Recipient, cek: Uint8Array
 		encoded: encodeDer(der(0x30, recipientPrefix(fields, version, scheme), derOctetString(encryptedKey))),
 		version,
 	};
+}
+
+function schemeOf(recipient: Recipient): KeyTransportScheme {
+	const name = recipient.keyEncryption ?? "rsa";
+	if (name === "rsa") return { padding: "pkcs1" };
+	const hash = Object.hasOwn(OAEP_HASHES, name) ? OAEP_HASHES[name] : undefined;
+	if (!hash) throw new As2Error("UNSUPPORTED_ALGORITHM", `unknown key encryption "${name}"`);
+	return { padding: "oaep", hash: name === "oaep" ? (recipient.oaepHash ?? hash) : hash };
 }
 
 const recipientPrefixes = new WeakMap<CertificateFields, Map<string, Uint8Array>>();
@@ -293,7 +298,8 @@ export interface ContentKey {
 	readonly key: Uint8Array;
 	/** False when no recipient yielded a well-formed key: `key` is random (RFC 3218 §2.3.2). */
 	readonly valid: boolean;
-	readonly keyEncryption: "rsa" | "oaep";
+	/** The key transport of the recipient used, OAEP named by its hash. */
+	readonly keyEncryption: KeyEncryptionAlgorithm;
 }
 
 /**
@@ -335,13 +341,15 @@ export function unwrapContentKey(
 		const scheme = candidate.scheme!;
 		const result = unwrapKey(privateKey, candidate.encryptedKey, scheme, keyLength);
 		if (result.valid && !chosen) {
-			chosen = { key: result.key, valid: true, keyEncryption: scheme.padding === "oaep" ? "oaep" : "rsa" };
+			chosen = { key: result.key, valid: true, keyEncryption: keyEncryptionName(scheme) };
 		}
 	}
 	const first = candidates[0]!.scheme!;
-	return (
-		chosen ?? { key: randomBytes(keyLength), valid: false, keyEncryption: first.padding === "oaep" ? "oaep" : "rsa" }
-	);
+	return chosen ?? { key: randomBytes(keyLength), valid: false, keyEncryption: keyEncryptionName(first) };
+}
+
+function keyEncryptionName(scheme: KeyTransportScheme): KeyEncryptionAlgorithm {
+	return scheme.padding === "oaep" ? oaepName(scheme.hash) : "rsa";
 }
 
 function names(rid: RecipientIdentifier, fields: CertificateFields): boolean {

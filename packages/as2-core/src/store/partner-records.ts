@@ -3,6 +3,8 @@
  * (interface spec: Partner, Partner certificate, Inherited partner override).
  */
 
+import type { KeyEncryptionAlgorithm } from "../algorithms.ts";
+
 export type MdnMode = "sync" | "async" | "none";
 export type SignAlgorithm = "SHA1withRSA" | "SHA256withRSA" | "SHA384withRSA" | "SHA512withRSA";
 export type EncryptAlgorithm = "3DES" | "AES128_CBC" | "AES192_CBC" | "AES256_CBC" | "AES128_GCM" | "AES256_GCM";
@@ -32,7 +34,7 @@ export interface PartnerSettings {
 		algorithmProtection: boolean;
 		transferEncoding: "binary" | "base64";
 		compressOrder: "before-sign" | "after-sign";
-		keyEncryption: "rsa" | "oaep";
+		keyEncryption: KeyEncryptionAlgorithm;
 		/** Stream with Transfer-Encoding: chunked; off by default, many AS2 servers want Content-Length. */
 		chunked: boolean;
 	};

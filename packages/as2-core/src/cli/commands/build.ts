@@ -1,4 +1,4 @@
-import { DIGESTS } from "../../algorithms.ts";
+import { DIGESTS, KEY_ENCRYPTION_ALGORITHMS } from "../../algorithms.ts";
 import { pack } from "../../as2/pack.ts";
 import { isAs2Error } from "../../errors/index.ts";
 import { defineCommand, oneOf, required } from "../command.ts";
@@ -24,7 +24,8 @@ B its body.
   --no-signed-attributes      sign without signed attributes
   --no-algorithm-protection   leave out the RFC 6211 attribute
   --encrypt ALG               encrypt for --recipient-cert P (repeatable)
-  --key-encryption rsa|oaep   key transport (default rsa)
+  --key-encryption NAME       key transport: rsa (default), oaep (RFC 3560 defaults: SHA-1,
+                              MGF1-SHA-1), oaep-sha256, oaep-sha384, oaep-sha512
   --compress before-sign|after-sign
   --mdn none|sync|async       ask for an MDN (default none); async needs --mdn-url URL
   --signed-mdn ALG            ask for a signed MDN with this MIC algorithm
@@ -69,7 +70,7 @@ the MDN with verify-mdn --expect-mic.`,
 		const compress = v.compress === undefined ? undefined : oneOf(v.compress, "compress", COMPRESS, "before-sign");
 		const mdnMode = oneOf(v.mdn, "mdn", ["none", "sync", "async"], "none");
 		if (mdnMode === "async" && !v["mdn-url"]) throw new UsageError("--mdn async needs --mdn-url");
-		const keyEncryption = oneOf(v["key-encryption"], "key-encryption", ["rsa", "oaep"], "rsa");
+		const keyEncryption = oneOf(v["key-encryption"], "key-encryption", KEY_ENCRYPTION_ALGORITHMS, "rsa");
 		const transferEncoding = oneOf(v["transfer-encoding"], "transfer-encoding", ["binary", "base64"], "binary");
 		const recipients = v["recipient-cert"] ?? [];
 		if (v.encrypt && recipients.length === 0) throw new UsageError("--encrypt needs --recipient-cert");
