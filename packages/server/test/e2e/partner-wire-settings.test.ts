@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { collect, parseCertificates, unpack } from "@as2kit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Background } from "../../src/service/jobs/background.ts";
+import { makeCertificates } from "../helpers/certs.ts";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
 import { createTestPki, type TestPki } from "../helpers/tls.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
@@ -245,4 +246,65 @@ describe("compatibility switches change what is sent", () => {
 			});
 		}
 	});
+});
+
+// issue #17 defect 2: `key_encryption: "oaep"` went out as SHA-256/MGF1-SHA-256, which pyas2-lib
+// and every peer on RFC 3560's defaults answer with decryption-failed. The partner here is
+// the OpenSSL CLI: `openssl cms -decrypt` of what was POSTed, and OpenSSL's own print of the
+// RecipientInfo's RSAES-OAEP-params (RFC 4055 §4.1).
+describe("compatibility.key_encryption: the partner decrypts with openssl cms -decrypt", () => {
+	const certificates = makeCertificates();
+	const partner = certificates.selfSigned("oaep-partner");
+	const partnerKey = partner.keyPath;
+	const partnerCert = partner.certPath;
+	afterAll(() => rmSync(certificates.dir, { recursive: true, force: true }));
+	beforeAll(async () => {
+		const uploaded = await t.call("POST", `/v1/partners/${partnerId}/certificates`, {
+			token: key,
+			body: { name: "partner encryption", usage: "encryption", certificate: readFileSync(partnerCert, "utf8") },
+		});
+		expect(uploaded.status, uploaded.text).toBe(201);
+	});
+
+	for (const [name, hash] of [
+		["oaep", undefined],
+		["oaep-sha256", "sha256"],
+		["oaep-sha384", "sha384"],
+		["oaep-sha512", "sha512"],
+		["rsa", undefined],
+	] as const) {
+		it(`${name}: ${hash ? `OAEP and MGF1 with ${hash}` : name === "oaep" ? "RFC 3560's defaults (SHA-1, MGF1-SHA-1)" : "PKCS#1 v1.5"}`, async () => {
+			const patched = await t.call("PATCH", `/v1/partners/${partnerId}`, {
+				token: key,
+				body: { encrypt: true, encrypt_algorithm: "AES128_CBC", compatibility: { key_encryption: name } },
+			});
+			expect(patched.status, patched.text).toBe(200);
+			const config = await t.call("GET", `/v1/partners/${partnerId}/configuration`, { token: key });
+			expect(config.json.data.compatibility.key_encryption).toBe(name);
+			try {
+				const { request } = await sendAndCapture();
+				const file = join(scratch, `oaep-${name}.der`);
+				writeFileSync(file, request.raw);
+				const printed = execFileSync("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", file])
+					.toString("latin1")
+					.replace(/\s+/g, " ");
+				const algorithm = /keyEncryptionAlgorithm:(.*?)encryptedKey:/.exec(printed)?.[1] ?? "";
+				if (name === "rsa") expect(algorithm).toContain("rsaEncryption");
+				else if (hash)
+					expect(algorithm).toMatch(new RegExp(`rsaesOaep .*OBJECT :${hash} .*OBJECT :mgf1 .*OBJECT :${hash} `));
+				else expect(algorithm).toMatch(/rsaesOaep .*parameter: SEQUENCE: 0:d=0 hl=2 l= 0 cons: SEQUENCE $/);
+				const decrypted = execFileSync(
+					"openssl",
+					["cms", "-decrypt", "-binary", "-inform", "DER", "-in", file, "-inkey", partnerKey, "-recip", partnerCert],
+					{ stdio: ["ignore", "pipe", "pipe"] },
+				);
+				expect(decrypted.toString("latin1")).toContain(PAYLOAD);
+			} finally {
+				await t.call("PATCH", `/v1/partners/${partnerId}`, {
+					token: key,
+					body: { encrypt: false, compatibility: { key_encryption: "rsa" } },
+				});
+			}
+		});
+	}
 });

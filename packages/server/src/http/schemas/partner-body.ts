@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { PartnerInput, SettingsInput } from "../../service/partners/partner-input.ts";
+import { keyEncryptionSchema } from "../../service/views/partner-views.ts";
 import { text } from "./strings.ts";
 
 const bool = v.boolean();
@@ -75,7 +76,7 @@ const entries = {
 			algorithm_protection: v.optional(bool),
 			transfer_encoding: v.optional(v.picklist(["binary", "base64"])),
 			compress_order: v.optional(v.picklist(["before-sign", "after-sign"])),
-			key_encryption: v.optional(v.picklist(["rsa", "oaep"])),
+			key_encryption: v.optional(keyEncryptionSchema),
 			chunked: v.optional(bool),
 		}),
 	),

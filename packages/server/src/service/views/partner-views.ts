@@ -1,3 +1,4 @@
+import { KEY_ENCRYPTION_ALGORITHMS } from "@as2kit/core";
 import type { CertificateRecord } from "@as2kit/core/store";
 import * as v from "valibot";
 import type { EffectivePartner } from "../partners/effective-partner.ts";
@@ -28,6 +29,13 @@ export const partnerSchema = v.object({
 	updated_at: instantSchema,
 });
 
+/** `compatibility.key_encryption`, in partner bodies and views alike. */
+export const keyEncryptionSchema = v.pipe(
+	v.picklist(KEY_ENCRYPTION_ALGORITHMS),
+	v.description(
+		"Key transport for the messages we encrypt: `rsa` (RSAES-PKCS1-v1_5, the default, what every AS2 product reads); `oaep` (RSAES-OAEP with RFC 3560's defaults, SHA-1 and MGF1-SHA-1: what `openssl cms -keyopt rsa_padding_mode:oaep` sends; as2kit 0.1.0 sent SHA-256 for `oaep`, which RFC-default partners cannot read); `oaep-sha256`, `oaep-sha384`, `oaep-sha512` (that hash for OAEP and MGF1, RFC 4055). Messages we receive are read whatever the partner used.",
+	),
+);
 /** A partner in lists and events (interface spec, Partner). */
 export function partnerView(partner: EffectivePartner): v.InferOutput<typeof partnerSchema> {
 	const p = partner.record;
@@ -215,7 +223,7 @@ export const configurationSchema = v.object({
 		algorithm_protection: v.boolean(),
 		transfer_encoding: v.picklist(["binary", "base64"]),
 		compress_order: v.picklist(["before-sign", "after-sign"]),
-		key_encryption: v.picklist(["rsa", "oaep"]),
+		key_encryption: keyEncryptionSchema,
 		chunked: v.boolean(),
 	}),
 	inbound: v.object({ require_signed: v.boolean(), require_encrypted: v.boolean() }),
