@@ -4,6 +4,7 @@ import { decryptBytes } from "../cms/decrypt-bytes.ts";
 import { As2Error } from "../errors/index.ts";
 import {
 	decodeTransferEncodingBytes,
+	isTextMediaType,
 	type MimeHeaders,
 	parseContentType,
 	parseHeaderBlock,
@@ -113,8 +114,9 @@ function peelSigned(params: Record<string, string>, body: Uint8Array, context: C
 	const signed = startSignedLayer(params, context);
 	const [first, second] = splitMultipart(body, signed.boundary);
 	if (!first) throw new As2Error("MALFORMED_MIME", "multipart/signed has no parts");
-	for (const digest of signed.digests.values()) digest.update(first);
+	signed.digests.update(first);
 	const content = splitEntity(first, context.maxHeaderBytes);
+	signed.digests.setText(isTextMediaType(content.headers.get("content-type") ?? "text/plain"));
 	const inner = peelBuffered(content.headers, content.body, context);
 	if (!second) throw new As2Error("MALFORMED_MIME", "multipart/signed has no signature part");
 	const signature = splitEntity(second, context.maxHeaderBytes);

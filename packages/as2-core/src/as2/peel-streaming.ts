@@ -6,6 +6,7 @@ import type { Digest } from "../crypto/index.ts";
 import { As2Error } from "../errors/index.ts";
 import {
 	decodeTransferEncoding,
+	isTextMediaType,
 	type MimeHeaders,
 	parseContentType,
 	readHeaderBlock,
@@ -153,8 +154,9 @@ async function peelSigned(params: Record<string, string>, body: Chunks, context:
 	const parts = readMultipart(body, signed.boundary)[Symbol.asyncIterator]();
 	const first = await parts.next();
 	if (first.done) throw new As2Error("MALFORMED_MIME", "multipart/signed has no parts");
-	const reader = new ByteReader(tap(first.value.raw, [...signed.digests.values()]));
+	const reader = new ByteReader(tap(first.value.raw, [signed.digests]));
 	const { headers } = await readHeaderBlock(reader, { maxBytes: context.maxHeaderBytes });
+	signed.digests.setText(isTextMediaType(headers.get("content-type") ?? "text/plain"));
 	const inner = await peelStreaming(headers, reader.rest(), context);
 	return {
 		headers: inner.headers,
@@ -180,7 +182,7 @@ async function peelSigned(params: Record<string, string>, body: Chunks, context:
 	};
 }
 
-async function* tap(chunks: Chunks, digests: Digest[]): Chunks {
+async function* tap(chunks: Chunks, digests: ReadonlyArray<Pick<Digest, "update">>): Chunks {
 	for await (const chunk of chunks) {
 		for (const d of digests) d.update(chunk);
 		yield chunk;

@@ -4,6 +4,7 @@ import { inspectSignedData, type SignatureInfo, verifyDetached } from "../cms/si
 import { createDigest, type Digest, digestBytes } from "../crypto/index.ts";
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import type { ContentType, MimeHeaders } from "../mime/index.ts";
+import { LineEndingDigests, type SignatureVariant } from "./line-ending-variants.ts";
 import { micFromDigest } from "./mic.ts";
 import type { Layer, UnpackOptions, UnpackReport } from "./unpack.ts";
 
@@ -20,6 +21,7 @@ export interface Context {
 	encryptedMic?: Digest;
 	plainMic?: Digest;
 	signature?: SignatureInfo;
+	signatureVariant?: SignatureVariant;
 	depth: number;
 	maxHeaderBytes: number;
 }
@@ -112,11 +114,14 @@ export function decompressOptions(context: Context) {
 	};
 }
 
-/** A multipart/signed layer (RFC 1847, RFC 5751 §3.5.3) being read: the first part is hashed byte-exact. */
+/**
+ * A multipart/signed layer (RFC 1847, RFC 5751 §3.5.3) being read: the first part is hashed
+ * byte-exact, and in the line-ending forms a gateway may have turned it from.
+ */
 export interface SignedLayer {
 	boundary: string;
 	layer: Layer & { kind: "signed" };
-	digests: Map<DigestAlgorithm, Digest>;
+	digests: LineEndingDigests;
 	outermost: boolean;
 }
 
@@ -137,7 +142,7 @@ export function startSignedLayer(params: Record<string, string>, context: Contex
 	if (outermost) algorithms.add(micAlgorithm);
 	const digests = new Map([...algorithms].map((a) => [a, createDigest(a)] as const));
 	if (outermost) context.signedMic = { digests, algorithm: micAlgorithm };
-	return { boundary, layer, digests, outermost };
+	return { boundary, layer, digests: new LineEndingDigests(digests), outermost };
 }
 
 /** The signature part's content, transfer-decoded: DER, or base64 sent as binary (tolerated). */
@@ -148,18 +153,46 @@ export function signatureDer(decoded: Uint8Array): Uint8Array {
 	return decoded;
 }
 
-/** Verifies a multipart/signed layer once its first part has been hashed (RFC 5652 §5.6). */
+/**
+ * Verifies a multipart/signed layer once its first part has been hashed (RFC 5652 §5.6). When
+ * the content does not match the signature, the line-ending forms are tried (issue #17:
+ * partners that sign one form and deliver the other); only a form that verifies is accepted,
+ * and the MIC follows it (RFC 4130 §7.3.1: the MIC is over what was signed). Nothing
+ * verifying, the failure is the one of the bytes as received.
+ */
 export function finishSignedLayer(signed: SignedLayer, der: Uint8Array, context: Context): void {
 	const options = context.options;
-	const computed = new Map([...signed.digests].map(([a, d]) => [a, d.digest()] as const));
-	const info = verifyDetached(der, (a) => computed.get(a), {
-		...(options.partnerCertificates ? { trustedCertificates: options.partnerCertificates } : {}),
-		...(options.at ? { at: options.at } : {}),
-	});
-	signed.layer.digest = info.digest;
+	signed.digests.end();
+	const verifyOver = (digests: Map<DigestAlgorithm, Digest>) => {
+		const computed = new Map([...digests].map(([a, d]) => [a, d.digest()] as const));
+		const info = verifyDetached(der, (a) => computed.get(a), {
+			...(options.partnerCertificates ? { trustedCertificates: options.partnerCertificates } : {}),
+			...(options.at ? { at: options.at } : {}),
+		});
+		return { computed, info };
+	};
+	let variant: SignatureVariant = "as_received";
+	let verified: ReturnType<typeof verifyOver>;
+	try {
+		verified = verifyOver(signed.digests.asReceived);
+	} catch (error) {
+		if (!isAs2Error(error) || error.code !== "INTEGRITY_CHECK_FAILED") throw error;
+		const repaired = signed.digests.repairs().flatMap((repair) => {
+			try {
+				return [{ variant: repair.variant, ...verifyOver(repair.digests) }];
+			} catch {
+				return [];
+			}
+		})[0];
+		if (!repaired) throw error;
+		variant = repaired.variant;
+		verified = repaired;
+	}
+	signed.layer.digest = verified.info.digest;
 	if (signed.outermost && context.signedMic) {
-		context.signedMic.value = computed.get(context.signedMic.algorithm);
-		context.signature = info;
+		context.signedMic.value = verified.computed.get(context.signedMic.algorithm);
+		context.signature = verified.info;
+		context.signatureVariant = variant;
 	}
 }
 
@@ -182,7 +215,11 @@ export function openOpaqueSigned(der: Uint8Array, context: Context): Uint8Array 
 }
 
 export function report(context: Context): UnpackReport {
-	const base = { layers: context.layers, ...(context.signature ? { signature: context.signature } : {}) };
+	const base = {
+		layers: context.layers,
+		...(context.signature ? { signature: context.signature } : {}),
+		...(context.signatureVariant ? { signatureVariant: context.signatureVariant } : {}),
+	};
 	if (context.signedMic?.value) {
 		return { ...base, mic: micFromDigest(context.signedMic.value, context.signedMic.algorithm), micReading: "signed" };
 	}

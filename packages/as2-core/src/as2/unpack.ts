@@ -11,6 +11,7 @@ import {
 	suggestedFilename,
 } from "../mime/index.ts";
 import { parseAs2Id } from "./as2-id.ts";
+import type { SignatureVariant } from "./line-ending-variants.ts";
 import { type MdnRequest, readMdnRequest } from "./mdn-request.ts";
 import { stripMessageId } from "./message-id.ts";
 import type { Mic } from "./mic.ts";
@@ -53,6 +54,11 @@ export interface UnpackReport {
 	/** Which bytes the MIC covers: the signed entity, the decrypted entity, or the content. */
 	micReading: "signed" | "encrypted" | "plain";
 	signature?: SignatureInfo;
+	/**
+	 * The bytes the (outermost multipart/signed) signature verified over: as received, or
+	 * repaired to CRLF or LF line ends for a partner whose gateway changed them.
+	 */
+	signatureVariant?: SignatureVariant;
 	layers: Layer[];
 }
 
