@@ -117,6 +117,7 @@ export async function processInbound(
 			details: {
 				layers: report.layers.map((layer) => ({ ...layer })),
 				mic_reading: report.micReading,
+				...(report.signatureVariant ? { signature_variant: report.signatureVariant } : {}),
 				payload_sha256: blob.sha256,
 				...(inbound.mdnRequest
 					? { mdn_request: { ...inbound.mdnRequest, micAlgorithms: [...inbound.mdnRequest.micAlgorithms] } }

@@ -146,7 +146,12 @@ export const messageDetailSchema = v.object({
 	headers: v.record(v.string(), v.string()),
 	transmission_time_ms: v.nullable(v.number()),
 	failed_at: nullableInstantSchema,
-	details: v.record(v.string(), v.unknown()),
+	details: v.pipe(
+		v.record(v.string(), v.unknown()),
+		v.description(
+			"Engine details. Inbound: `layers` (outermost first, with their algorithms and key transport), `mic_reading`, `payload_sha256`, `mdn_request`, and for a signed message `signature_variant`: the bytes its signature verified over — `as_received`, or `crlf` / `lf` when the partner's gateway changed the line ends after signing (the content as received is stored; the MIC returned is the one over the form that verified, RFC 4130 §7.3.1).",
+		),
+	),
 });
 
 /** `GET /v1/messages/{id}`: the message with its MDN data. */
