@@ -291,6 +291,41 @@ describe("openssl cms -encrypt → decrypt", () => {
 		});
 	}
 
+	// Java's OAEPWithSHA-256AndMGF1Padding (SunJCE) puts SHA-256 with MGF1-SHA-1; RFC 4055 §4.1
+	// lets the two differ. The runtime's RSA-OAEP ties MGF1 to the OAEP hash, so these go
+	// through our own EME-OAEP decoding; with a label (pSourceAlgorithm) too.
+	for (const [hash, mgf, label] of [
+		["sha256", "sha1", undefined],
+		["sha512", "sha256", undefined],
+		["sha1", "sha256", undefined],
+		["sha256", "sha1", "6c6162656c"],
+	] as const) {
+		it(`OAEP with ${hash} and MGF1-${mgf}${label ? " and a label" : ""}: read, named oaep-${hash}-mgf1-${mgf}`, async () => {
+			const der = opensslEncrypt(
+				payload,
+				[
+					"-aes128",
+					"-recip",
+					bob.certPath,
+					"-keyopt",
+					"rsa_padding_mode:oaep",
+					"-keyopt",
+					`rsa_oaep_md:${hash}`,
+					"-keyopt",
+					`rsa_mgf1_md:${mgf}`,
+					...(label ? ["-keyopt", `rsa_oaep_label:${label}`] : []),
+				],
+				[],
+			);
+			const result = await plaintext(der);
+			expect(result.keyEncryption).toBe(`oaep-${hash}-mgf1-${mgf}`);
+			expect(equalBytes(result.bytes, payload)).toBe(true);
+			expect(equalBytes(decryptBytes(der, bobId).content, payload)).toBe(true);
+			// Carol's key recovers nothing: the same DECRYPTION_FAILED as any wrong key.
+			expect(await outcome(der, { privateKey: carolKey })).toBe("DECRYPTION_FAILED");
+		});
+	}
+
 	it("several recipients: by certificate, without one (trial), and with -keyid", async () => {
 		const der = opensslEncrypt(payload, ["-aes128"], [alice.certPath, carol.certPath, bob.certPath]);
 		expect(equalBytes((await plaintext(der)).bytes, payload)).toBe(true);

@@ -1,4 +1,4 @@
-import { CIPHERS, type ContentEncryptionAlgorithm, type KeyEncryptionAlgorithm } from "../algorithms.ts";
+import { CIPHERS, type ContentEncryptionAlgorithm } from "../algorithms.ts";
 import { BerReader, contextTag, derHeader, derInteger, derOid, derSetOf, TAG, tlvSize } from "../asn1/index.ts";
 import {
 	ByteReader,
@@ -40,6 +40,7 @@ import {
 	buildKeyTransRecipientInfo,
 	type ContentKey,
 	parseRecipientInfos,
+	type ReceivedKeyEncryption,
 	type ReceivedKeyTrans,
 	type Recipient,
 	unwrapContentKey,
@@ -165,7 +166,7 @@ export interface DecryptResult {
 	content: Chunks;
 	kind: "enveloped-data" | "auth-enveloped-data";
 	algorithm: DecryptionAlgorithm;
-	keyEncryption: KeyEncryptionAlgorithm;
+	keyEncryption: ReceivedKeyEncryption;
 }
 
 export const DEFAULT_MAX_HEADER_BYTES = 1 << 20;
@@ -249,7 +250,7 @@ export function startDecryption(
 	recipients: ReadonlyArray<ReceivedKeyTrans>,
 	opts: DecryptOptions,
 	cipher: ContentCipher,
-): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: KeyEncryptionAlgorithm } {
+): { decryptor: ContentDecryptor; keyValid: boolean; keyEncryption: ReceivedKeyEncryption } {
 	const contentKey = recoverKey(recipients, "identities" in opts ? opts.identities : [opts], cipher.keyLength);
 	try {
 		const decryptor = createDecryptor(cipher.nodeName, contentKey.key, cipher.iv, {

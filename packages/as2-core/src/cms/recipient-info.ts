@@ -254,7 +254,8 @@ function readScheme(bytes: Uint8Array, algorithm: Algorithm): KeyTransportScheme
 /**
  * RSAES-OAEP-params (RFC 8017 Appendix A.2.1, RFC 4055 §4.1): `[0]` hash DEFAULT sha1, `[1]`
  * maskGen DEFAULT mgf1SHA1, `[2]` pSource DEFAULT pSpecifiedEmpty; absent parameters mean
- * all defaults. Node applies one hash to OAEP and MGF1, so both must agree.
+ * all defaults. An MGF1 hash other than the OAEP hash (Java's OAEPWithSHA-256AndMGF1Padding:
+ * MGF1-SHA-1) is kept for the decoder.
  */
 function readOaepParams(bytes: Uint8Array, parameters: Tlv | undefined): KeyTransportScheme | undefined {
 	let hash: DigestAlgorithm = "sha1";
@@ -282,8 +283,13 @@ function readOaepParams(bytes: Uint8Array, parameters: Tlv | undefined): KeyTran
 			}
 		}
 	}
-	if (mgfHash !== hash) return undefined;
-	return label ? { padding: "oaep", hash, label } : { padding: "oaep", hash };
+	if (!mgfHash) return undefined;
+	return {
+		padding: "oaep",
+		hash,
+		...(mgfHash !== hash ? { mgfHash } : {}),
+		...(label ? { label } : {}),
+	};
 }
 
 /**
@@ -299,7 +305,7 @@ export interface ContentKey {
 	/** False when no recipient yielded a well-formed key: `key` is random (RFC 3218 §2.3.2). */
 	readonly valid: boolean;
 	/** The key transport of the recipient used, OAEP named by its hash. */
-	readonly keyEncryption: KeyEncryptionAlgorithm;
+	readonly keyEncryption: ReceivedKeyEncryption;
 }
 
 /**
@@ -348,9 +354,18 @@ export function unwrapContentKey(
 	return chosen ?? { key: randomBytes(keyLength), valid: false, keyEncryption: keyEncryptionName(first) };
 }
 
-function keyEncryptionName(scheme: KeyTransportScheme): KeyEncryptionAlgorithm {
-	return scheme.padding === "oaep" ? oaepName(scheme.hash) : "rsa";
+function keyEncryptionName(scheme: KeyTransportScheme): ReceivedKeyEncryption {
+	if (scheme.padding === "pkcs1") return "rsa";
+	return scheme.mgfHash && scheme.mgfHash !== scheme.hash
+		? `oaep-${scheme.hash}-mgf1-${scheme.mgfHash}`
+		: oaepName(scheme.hash);
 }
+
+/**
+ * The key transport a received message used: one of ours, or OAEP whose MGF1 hash differs
+ * from its hash (`oaep-sha256-mgf1-sha1`), which we read but never send.
+ */
+export type ReceivedKeyEncryption = KeyEncryptionAlgorithm | `oaep-${DigestAlgorithm}-mgf1-${DigestAlgorithm}`;
 
 function names(rid: RecipientIdentifier, fields: CertificateFields): boolean {
 	if (rid.subjectKeyIdentifier !== undefined) {

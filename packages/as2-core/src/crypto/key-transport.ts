@@ -3,21 +3,29 @@ import { DIGESTS, type DigestAlgorithm } from "../algorithms.ts";
 import { randomBytes } from "./digest.ts";
 import type { PrivateKey, PublicKey } from "./keys.ts";
 import { rsaKeyBits } from "./keys.ts";
+import { decodeOaep } from "./oaep-decode.ts";
 
 /**
  * RSA key transport for CMS KeyTransRecipientInfo: RSAES-PKCS1-v1_5 (RFC 3370 §4.2.1,
  * RFC 8017 §7.2) or RSAES-OAEP (RFC 3560, RFC 8017 §7.1). MGF1 uses the OAEP hash, which
- * is what OpenSSL and Node do when no separate MGF1 hash is given.
+ * is what OpenSSL and Node do when no separate MGF1 hash is given; a received `mgfHash`
+ * other than `hash` is decrypted (never sent).
  */
 export type KeyTransportScheme =
 	| { readonly padding: "pkcs1" }
-	| { readonly padding: "oaep"; readonly hash: DigestAlgorithm; readonly label?: Uint8Array };
+	| {
+			readonly padding: "oaep";
+			readonly hash: DigestAlgorithm;
+			readonly mgfHash?: DigestAlgorithm;
+			readonly label?: Uint8Array;
+	  };
 
 /** Encrypts a content-encryption key to a recipient's RSA public key. */
 export function wrapKey(publicKey: PublicKey, key: Uint8Array, scheme: KeyTransportScheme): Uint8Array {
 	if (scheme.padding === "pkcs1") {
 		return publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, key);
 	}
+	if (scheme.mgfHash && scheme.mgfHash !== scheme.hash) throw new Error("OAEP with a separate MGF1 hash is not sent");
 	return publicEncrypt(
 		{
 			key: publicKey,
@@ -54,7 +62,8 @@ export function unwrapKey(
 	keyLength: number,
 ): UnwrappedKey {
 	const random = randomBytes(keyLength);
-	if (scheme.padding === "oaep") {
+	const mixedOaep = scheme.padding === "oaep" && scheme.mgfHash !== undefined && scheme.mgfHash !== scheme.hash;
+	if (scheme.padding === "oaep" && !mixedOaep) {
 		let key: Uint8Array | undefined;
 		try {
 			key = privateDecrypt(
@@ -82,6 +91,14 @@ export function unwrapKey(
 	} catch {
 		// c ≥ n: a property of the public ciphertext, not of the plaintext.
 		return { key: random, valid: false };
+	}
+	if (scheme.padding === "oaep") {
+		return decodeOaep(
+			em,
+			{ hash: scheme.hash, mgfHash: scheme.mgfHash!, ...(scheme.label ? { label: scheme.label } : {}) },
+			keyLength,
+			random,
+		);
 	}
 	return decodePkcs1v15(em, keyLength, random);
 }
