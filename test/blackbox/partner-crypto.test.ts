@@ -231,6 +231,58 @@ describe("RSAES-OAEP parameters, inbound: what openssl cms -encrypt sends is rec
 	}
 });
 
+describe("RSAES-OAEP with an MGF1 hash of its own, inbound", () => {
+	// Java's OAEPWithSHA-256AndMGF1Padding (SunJCE) is SHA-256 with MGF1-SHA-1 (RFC 4055 §4.1
+	// allows the pair); OpenSSL writes it with rsa_oaep_md:sha256 and rsa_mgf1_md:sha1.
+	it("SHA-256 with MGF1-SHA-1, posted with curl: received, named oaep-sha256-mgf1-sha1", async () => {
+		const entity = join(certs.dir, "in-mixed.txt");
+		writeFileSync(entity, `Content-Type: application/edi-x12\r\n\r\n${PAYLOAD}`);
+		const file = join(certs.dir, "in-mixed.der");
+		openssl([
+			"cms",
+			"-encrypt",
+			"-binary",
+			"-aes128",
+			"-outform",
+			"DER",
+			"-in",
+			entity,
+			"-out",
+			file,
+			"-recip",
+			ourCertPath,
+			"-keyopt",
+			"rsa_padding_mode:oaep",
+			"-keyopt",
+			"rsa_oaep_md:sha256",
+			"-keyopt",
+			"rsa_mgf1_md:sha1",
+		]);
+		const messageId = `oaep-mixed-${randomUUID()}@openssl.test`;
+		const result = await curl([
+			"--data-binary",
+			`@${file}`,
+			"-H",
+			'Content-Type: application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"',
+			"-H",
+			"AS2-Version: 1.2",
+			"-H",
+			"AS2-From: OSSLCRYPT",
+			"-H",
+			`AS2-To: ${tenantAs2Id}`,
+			"-H",
+			`Message-ID: <${messageId}>`,
+			"-w",
+			"\n%{http_code}",
+			`${server.base}/as2/receive`,
+		]);
+		expect(result.stdout.trim().split("\n").at(-1), result.stdout).toBe("200");
+		const message = await inboundByMessageId(messageId);
+		expect(message).toMatchObject({ status: "received", encrypted: true });
+		expect(message.details.layers[0]).toMatchObject({ keyEncryption: "oaep-sha256-mgf1-sha1" });
+	});
+});
+
 describe("signatures over line-ending-damaged content", () => {
 	function damaged(options: Pick<DamageOptions, "signedForm" | "deliveredForm" | "tamper">, signer = partnerIdentity) {
 		const messageId = `lineends-${randomUUID()}`;
