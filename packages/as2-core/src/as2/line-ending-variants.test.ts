@@ -43,6 +43,14 @@ describe("LineEndingDigests", () => {
 		}
 	});
 
+	it("a chunk larger than the reused buffer (the buffered reader's whole part) gives the same digests", () => {
+		const text = "line one\r\nline two\n".repeat(20_000);
+		const whole = run(text, []);
+		expect(whole.crlf).toBe(sha256(text.replace(/(^|[^\r])\n/g, "$1\r\n")));
+		expect(whole.lf).toBe(sha256(text.replace(/\r\n/g, "\n")));
+		expect(run(text, [1000, 70_000, 300_001])).toEqual(whole);
+	});
+
 	it("forks a form only where it differs: canonical CRLF text costs no CRLF form, LF text no LF form", () => {
 		expect(run("a\r\nb\r\n", [3])).toMatchObject({ crlf: undefined });
 		expect(run("a\nb\n", [2])).toMatchObject({ lf: undefined });

@@ -9,7 +9,6 @@ export type SignatureVariant = "as_received" | "crlf" | "lf";
 
 const CR = 0x0d;
 const LF = 0x0a;
-const CR_LF = Uint8Array.of(CR, LF);
 const CR_ONLY = Uint8Array.of(CR);
 
 type Digests = Map<DigestAlgorithm, Digest>;
@@ -73,7 +72,9 @@ export class LineEndingDigests {
 	 * `bytes` never ends with a CR (held back by update), so an LF at its start follows a byte
 	 * that is not a CR: a bare LF.
 	 */
-	private feed(bytes: Uint8Array): void {
+	private feed(chunk: Uint8Array): void {
+		// A Buffer view: its indexOf is a native memchr, a typed array's walks in JavaScript.
+		const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 		if (this.crlf) {
 			toCrlf(this.crlf, bytes, 0);
 		} else {
@@ -118,25 +119,47 @@ function firstCrLf(bytes: Uint8Array): number {
 	return -1;
 }
 
+/**
+ * Reused output of the two rewrites: one update per chunk rather than one per line (a digest
+ * update costs far more than copying a line). Digests copy what they are given.
+ */
+const SCRATCH_BYTES = 256 * 1024;
+const scratch = new Uint8Array(SCRATCH_BYTES);
+
+/** A large chunk (the buffered reader hashes a whole part at once) gets its own, not kept, buffer. */
+function scratchOf(size: number): Uint8Array {
+	return size <= SCRATCH_BYTES ? scratch : new Uint8Array(size);
+}
+
 /** Hashes `bytes` from `from` with each bare LF as CR LF. */
 function toCrlf(digests: Digests, bytes: Uint8Array, from: number): void {
+	const out = scratchOf(2 * (bytes.byteLength - from));
+	let o = 0;
 	let start = from;
 	for (let i = bytes.indexOf(LF, from); i >= 0; i = bytes.indexOf(LF, i + 1)) {
 		if (i > 0 && bytes[i - 1] === CR) continue;
-		updateAll(digests, bytes.subarray(start, i));
-		updateAll(digests, CR_LF);
-		start = i + 1;
+		out.set(bytes.subarray(start, i), o);
+		o += i - start;
+		out[o++] = CR;
+		start = i;
 	}
-	updateAll(digests, bytes.subarray(start));
+	out.set(bytes.subarray(start), o);
+	o += bytes.byteLength - start;
+	updateAll(digests, out.subarray(0, o));
 }
 
 /** Hashes `bytes` from `from` with each CR LF as LF. */
 function toLf(digests: Digests, bytes: Uint8Array, from: number): void {
+	const out = scratchOf(bytes.byteLength - from);
+	let o = 0;
 	let start = from;
 	for (let i = bytes.indexOf(LF, from + 1); i >= 0; i = bytes.indexOf(LF, i + 1)) {
 		if (bytes[i - 1] !== CR) continue;
-		updateAll(digests, bytes.subarray(start, i - 1));
+		out.set(bytes.subarray(start, i - 1), o);
+		o += i - 1 - start;
 		start = i;
 	}
-	updateAll(digests, bytes.subarray(start));
+	out.set(bytes.subarray(start), o);
+	o += bytes.byteLength - start;
+	updateAll(digests, out.subarray(0, o));
 }
