@@ -8,7 +8,7 @@
  *   `openssl cms -encrypt -keyopt rsa_padding_mode:oaep [-keyopt rsa_oaep_md:H -keyopt
  *   rsa_mgf1_md:H]` are received, the parameter set named in the message's layers.
  * - Line ends damaged after signing (mendelson, IBM Sterling captures; phase2#12; pyas2-lib
- *   PR #8): signed by `openssl cms -sign -binary` in one form, posted in the other with fetch,
+ *   PR #8; as2-anchors §C.3, §D1): signed by `openssl cms -sign -binary` in one form, posted in the other with fetch,
  *   a raw node:net socket and curl; received with `signature_variant`, the signed MDN's MIC
  *   over the bytes that were signed; tampered, truncated and forged ones refused, never a 500.
  */

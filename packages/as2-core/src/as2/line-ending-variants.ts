@@ -16,7 +16,7 @@ type Digests = Map<DigestAlgorithm, Digest>;
 /**
  * Hashes the first part of a multipart/signed as received and, alongside, in the two forms a
  * gateway may have turned it from: some sign one line-ending form and deliver the other
- * (mendelson and IBM Sterling captures, phase2#12, pyas2-lib PR #8; issue #17). A variant's
+ * (mendelson and IBM Sterling captures, phase2#12, pyas2-lib PR #8; as2-anchors §C.3, §D1; issue #17). A variant's
  * digests are forked (Digest.copy) only where it first differs from what was received, so a
  * part without a bare LF costs nothing more, and only text is followed in LF form (in binary
  * content CR LF is data). Memory stays a chunk: nothing is buffered.

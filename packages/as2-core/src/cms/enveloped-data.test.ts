@@ -159,7 +159,8 @@ describe("encrypt → openssl cms -decrypt", () => {
 		expect(equalBytes(opensslDecrypt(der), payload)).toBe(true);
 	});
 
-	// issue #17 defect 2: `oaep` sent SHA-256/MGF1-SHA-256, which pyas2-lib and every peer on
+	// issue #17 defect 2 (as2-anchors §A key-transport row: pyas2-lib 1.4.4 `rsaes_oaep`, Cleo): `oaep`
+	// sent SHA-256/MGF1-SHA-256, which pyas2-lib and every peer on
 	// RFC 3560's defaults answer with decryption-failed. Each set must be encoded exactly as
 	// `openssl cms -encrypt -keyopt rsa_padding_mode:oaep [-keyopt rsa_oaep_md:H -keyopt rsa_mgf1_md:H]` does.
 	for (const [name, hash] of Object.entries(OAEP_HASHES) as [KeyEncryptionAlgorithm, string][]) {

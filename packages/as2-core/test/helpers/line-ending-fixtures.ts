@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 /**
  * A multipart/signed AS2 body whose line ends a gateway changed after signing (issue #17
- * defect 3; seen with mendelson and IBM Sterling captures, phase2#12, pyas2-lib PR #8): the
+ * defect 3; seen with mendelson and IBM Sterling captures, phase2#12, pyas2-lib PR #8; as2-anchors §C.3, §D1): the
  * MIME entity is signed in one form with `openssl cms -sign -binary` (detached, byte-exact),
  * framed as RFC 1847 multipart/signed, and the whole body is then delivered in the other form,
  * as a text-mode transfer leaves it. Built with the OpenSSL CLI, never with our own pack().

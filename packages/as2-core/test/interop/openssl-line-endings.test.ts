@@ -8,7 +8,7 @@ import { scratch } from "../helpers/openssl.ts";
 import { streamed } from "../helpers/paths.ts";
 
 /**
- * Issue #17 defect 3: partners (mendelson, IBM Sterling captures; phase2#12; pyas2-lib PR #8)
+ * Issue #17 defect 3: partners (mendelson, IBM Sterling captures; phase2#12; pyas2-lib PR #8; as2-anchors §C.3, §D1)
  * whose gateway changes line ends between signing and delivery. Fixtures: `openssl cms -sign
  * -binary` over one form, the body delivered in the other (helpers/line-ending-fixtures.ts).
  * A signature that verifies over a repaired form is accepted, the form is reported, and the

@@ -9,7 +9,7 @@ import { createTestPki, type TestPki } from "../helpers/tls.ts";
 
 /**
  * Issue #17 defect 3 at the server: a partner whose gateway changes line ends after signing
- * (mendelson, IBM Sterling captures; phase2#12; pyas2-lib PR #8). The message is signed by the
+ * (mendelson, IBM Sterling captures; phase2#12; pyas2-lib PR #8; as2-anchors §C.3, §D1). The message is signed by the
  * OpenSSL CLI in one form and posted in the other; it is received, the form its signature
  * verified over is in the message details (`signature_variant`), and the signed MDN carries
  * the MIC of the bytes that were signed (RFC 4130 §7.3.1), checked with `openssl cms -verify`.

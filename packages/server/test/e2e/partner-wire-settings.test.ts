@@ -248,7 +248,8 @@ describe("compatibility switches change what is sent", () => {
 	});
 });
 
-// issue #17 defect 2: `key_encryption: "oaep"` went out as SHA-256/MGF1-SHA-256, which pyas2-lib
+// issue #17 defect 2 (as2-anchors §A, key transport RSA-OAEP: pyas2-lib 1.4.4, Cleo): `key_encryption:
+// "oaep"` went out as SHA-256/MGF1-SHA-256, which pyas2-lib
 // and every peer on RFC 3560's defaults answer with decryption-failed. The partner here is
 // the OpenSSL CLI: `openssl cms -decrypt` of what was POSTed, and OpenSSL's own print of the
 // RecipientInfo's RSAES-OAEP-params (RFC 4055 §4.1).
