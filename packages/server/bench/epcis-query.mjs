@@ -58,7 +58,7 @@ async function load(dir) {
 	const key = (
 		await call(app, "POST", "/v1/api-keys", {
 			token: owner.token,
-			body: { name: "query", scope: "tenant", permissions: ["messages:read"] },
+			body: { name: "query", scope: "tenant", tenant_id: owner.tenant.id, permissions: ["messages:read"] },
 		})
 	).data.key;
 	const other = await call(app, "POST", "/auth/register", {

@@ -233,6 +233,7 @@ function bulkInsert(meta, partners) {
 			error_message: failed ? "connect ECONNREFUSED" : null,
 			transmission_time_ms: outbound ? 100 + Math.floor(random() * 900) : null,
 			details: "{}",
+			rejected_mdns: "[]",
 			created_at: created,
 			updated_at: delivered ?? created + 1000,
 		};
