@@ -20,8 +20,17 @@ export interface WireMessage {
 const CRLF = "\r\n";
 const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
 
+/** A digest as `openssl cms -md` names it. */
+export type OpensslDigest = "sha1" | "sha256" | "sha384" | "sha512";
+
 /** A detached CMS signature (with signed attributes, OpenSSL's default) over `content`, DER. */
-function detachedSignature(dir: string, name: string, content: Buffer, signer: Signer): Buffer {
+function detachedSignature(
+	dir: string,
+	name: string,
+	content: Buffer,
+	signer: Signer,
+	digest: OpensslDigest = "sha256",
+): Buffer {
 	const input = join(dir, `${name}.content`);
 	const output = join(dir, `${name}.p7s`);
 	writeFileSync(input, content);
@@ -36,7 +45,7 @@ function detachedSignature(dir: string, name: string, content: Buffer, signer: S
 		"-inkey",
 		signer.keyPath,
 		"-md",
-		"sha256",
+		digest,
 		"-outform",
 		"DER",
 		"-out",
@@ -242,3 +251,143 @@ export const EDIFACT_INTERCHANGE = Buffer.from(
 	"UNA:+.? 'UNB+UNOA:2+SENDER+RECEIVER+261127:0500+1'UNH+1+ORDERS:D:96A:UN'BGM+220+PO1+9'UNT+3+1'UNZ+1+1'",
 	"latin1",
 );
+
+/** The AS2 ids and Message-ID a partner's message carries. */
+export interface MessageIds {
+	from: string;
+	to: string;
+	messageId: string;
+}
+
+/** A MIME entity as a partner writes it: header lines, a blank line, the body, CRLF throughout. */
+export function mimeEntity(headerLines: string[], body: Buffer | string): Buffer {
+	return Buffer.concat([
+		Buffer.from(`${headerLines.join(CRLF)}${CRLF}${CRLF}`, "latin1"),
+		typeof body === "string" ? Buffer.from(body, "latin1") : body,
+	]);
+}
+
+/** The AS2 headers every partner sends (RFC 4130 §6), plus the caller's. */
+function as2Headers(ids: MessageIds, extra: Record<string, string>): Record<string, string> {
+	return {
+		"AS2-Version": "1.2",
+		"AS2-From": ids.from,
+		"AS2-To": ids.to,
+		"Message-ID": `<${ids.messageId}>`,
+		"Mime-Version": "1.0",
+		...extra,
+	};
+}
+
+export interface SignedMessageOptions {
+	/** The digest OpenSSL signs with. */
+	digest: OpensslDigest;
+	/** The `micalg` parameter exactly as the partner spells it; null: none (as2-anchors §D6). */
+	micalg: string | null;
+	/** The signature part's Content-Transfer-Encoding (django-pyas2#5 switched to binary). */
+	signatureEncoding?: "base64" | "binary";
+	/** Base64 lines of the signature end in bare LF (DG-1Q14, as2-anchors §D1). */
+	signatureLfLines?: boolean;
+	/** The signature part's media type (pyas2-lib 1.1.0 reads the legacy `application/x-pkcs7-signature`). */
+	signatureType?: string;
+	/** Bytes after the closing delimiter (as2-anchors §D11). */
+	epilogue?: string;
+	/** More HTTP headers (AS2-Version, Disposition-Notification-*). */
+	headers?: Record<string, string>;
+}
+
+/**
+ * A signed AS2 message as a partner hand-assembles it around an `openssl cms -sign -binary`
+ * detached signature of `entity` (its exact bytes are what the MIC covers, RFC 4130 §7.3.1):
+ * a multipart/signed body with the `micalg` spelling, signature encoding and media type the
+ * partner uses, and the multipart/signed Content-Type in the HTTP headers.
+ */
+export function signedMessage(
+	dir: string,
+	entity: Buffer,
+	signer: Signer,
+	ids: MessageIds,
+	options: SignedMessageOptions,
+): WireMessage {
+	const boundary = "----=_Part_11_1180353624.1764212400000";
+	const signature = detachedSignature(dir, `message-${options.digest}`, entity, signer, options.digest);
+	const encoding = options.signatureEncoding ?? "base64";
+	let encodedSignature = encoding === "binary" ? signature : Buffer.from(`${base64Lines(signature)}${CRLF}`, "latin1");
+	if (options.signatureLfLines)
+		encodedSignature = Buffer.from(encodedSignature.toString("latin1").replace(/\r\n/g, "\n"));
+	const body = Buffer.concat([
+		Buffer.from(`--${boundary}${CRLF}`, "latin1"),
+		entity,
+		Buffer.from(
+			[
+				"",
+				`--${boundary}`,
+				`Content-Type: ${options.signatureType ?? "application/pkcs7-signature"}; name=smime.p7s`,
+				`Content-Transfer-Encoding: ${encoding}`,
+				'Content-Disposition: attachment; filename="smime.p7s"',
+				"",
+				"",
+			].join(CRLF),
+			"latin1",
+		),
+		encodedSignature,
+		Buffer.from(`${encoding === "binary" ? CRLF : ""}--${boundary}--${CRLF}${options.epilogue ?? ""}`, "latin1"),
+	]);
+	const micalg = options.micalg === null ? "" : ` micalg=${options.micalg};`;
+	return {
+		headers: as2Headers(ids, {
+			"Content-Type": `multipart/signed; protocol="application/pkcs7-signature";${micalg} boundary="${boundary}"`,
+			...options.headers,
+		}),
+		body,
+	};
+}
+
+/**
+ * An encrypted AS2 message: `openssl cms -encrypt -binary` (AES-128-CBC) of `entity` to
+ * `recipientCertPath`, DER, posted as `application/pkcs7-mime; smime-type=enveloped-data`
+ * (or the Content-Type the partner writes instead).
+ */
+export function encryptedMessage(
+	dir: string,
+	entity: Buffer,
+	recipientCertPath: string,
+	ids: MessageIds,
+	options: { contentType?: string; headers?: Record<string, string> } = {},
+): WireMessage {
+	const input = join(dir, `${ids.messageId}.entity`);
+	const output = join(dir, `${ids.messageId}.p7m`);
+	writeFileSync(input, entity);
+	openssl([
+		"cms",
+		"-encrypt",
+		"-aes128",
+		"-binary",
+		"-in",
+		input,
+		"-outform",
+		"DER",
+		"-out",
+		output,
+		recipientCertPath,
+	]);
+	return {
+		headers: as2Headers(ids, {
+			"Content-Type": options.contentType ?? 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"',
+			...options.headers,
+		}),
+		body: readFileSync(output),
+	};
+}
+
+/**
+ * The whole HTTP body base64-encoded, announced by `Content-Transfer-Encoding: base64` among
+ * the HTTP headers: Orderful's axios client does this to messages and async MDNs alike
+ * (OpenAs2App#299, as2-anchors §C10; DG-1Q14 calls it wrong, §D2, but partners send it).
+ */
+export function base64HttpBody(wire: WireMessage): WireMessage {
+	return {
+		headers: { ...wire.headers, "Content-Transfer-Encoding": "base64" },
+		body: Buffer.from(`${base64Lines(wire.body)}${CRLF}`, "latin1"),
+	};
+}
