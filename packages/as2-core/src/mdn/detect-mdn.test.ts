@@ -45,6 +45,22 @@ describe("isMdnEntity (RFC 4130 §7.4, RFC 2046 §5.1.1)", () => {
 		expect(await isMdnEntity(contentType, oneByteAtATime(body))).toBe(true);
 	});
 
+	it("Orderful (OpenAs2App#299): a signed MDN in a base64 HTTP body is an MDN once decoded", async () => {
+		const { contentType, body } = withOpenAs2Preamble();
+		const encoded = text(
+			`${(
+				Buffer.from(body)
+					.toString("base64")
+					.match(/.{1,76}/g) ?? []
+			).join("\r\n")}\r\n`,
+		);
+		expect(await isMdnEntity(contentType, oneByteAtATime(encoded), "base64")).toBe(true);
+		expect(await isMdnEntity(contentType, whole(encoded), " BASE64 ")).toBe(true);
+		expect(await isMdnEntity(contentType, whole(body), "binary")).toBe(true);
+		expect(await isMdnEntity(contentType, whole(encoded))).toBe(false);
+		expect(await isMdnEntity(contentType, whole(body), "x-unknown")).toBe(false);
+	});
+
 	it("takes the first part's Content-Type, not text of the preamble", async () => {
 		const type = 'multipart/signed; protocol="application/pkcs7-signature"; boundary="b1"';
 		const message =

@@ -1,5 +1,5 @@
 import { ByteReader, type Chunks } from "../bytes/index.ts";
-import { parseContentType, readHeaderBlock, readMultipart } from "../mime/index.ts";
+import { decodeTransferEncoding, parseContentType, readHeaderBlock, readMultipart } from "../mime/index.ts";
 
 /** How much of a multipart/signed body is read to find its first part's Content-Type. */
 export const MDN_DETECTION_BYTES = 16 * 1024;
@@ -14,14 +14,24 @@ export const MDN_DETECTION_BYTES = 16 * 1024;
  * the first `--` lies inside the quoted boundary (issue #17, defect 5). Reads at most
  * {@link MDN_DETECTION_BYTES} of preamble and of header block; anything unreadable within
  * that is not an MDN, and is left to the message reader to refuse.
+ *
+ * `transferEncoding` is the request's own Content-Transfer-Encoding: Orderful's axios client
+ * base64-encodes the whole HTTP body of its async MDNs and says so in the HTTP headers
+ * (OpenAs2App#299, as2-anchors §C10), so the structure is read after decoding it.
  */
-export async function isMdnEntity(contentType: string | undefined, body: Chunks): Promise<boolean> {
+export async function isMdnEntity(
+	contentType: string | undefined,
+	body: Chunks,
+	transferEncoding?: string,
+): Promise<boolean> {
 	if (!contentType) return false;
 	const { mediaType, params } = parseContentType(contentType);
 	if (mediaType === "multipart/report") return true;
 	if (mediaType !== "multipart/signed" || !params.boundary) return false;
 	try {
-		const parts = readMultipart(body, params.boundary, { maxPreambleBytes: MDN_DETECTION_BYTES });
+		const parts = readMultipart(decodeTransferEncoding(transferEncoding, body), params.boundary, {
+			maxPreambleBytes: MDN_DETECTION_BYTES,
+		});
 		const first = await parts[Symbol.asyncIterator]().next();
 		if (first.done) return false;
 		const { headers } = await readHeaderBlock(new ByteReader(first.value.raw), { maxBytes: MDN_DETECTION_BYTES });

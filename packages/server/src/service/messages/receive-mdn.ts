@@ -19,12 +19,13 @@ export async function isMdnRequest(
 	body: Uint8Array | { blobKey: string },
 ): Promise<boolean> {
 	const type = headers.get("content-type");
-	if (body instanceof Uint8Array) return isMdnEntity(type, toChunks(body));
+	const encoding = headers.get("content-transfer-encoding");
+	if (body instanceof Uint8Array) return isMdnEntity(type, toChunks(body), encoding);
 	const stream = await deps.blobs.get(body.blobKey);
 	if (!stream) return false;
 	const reader = stream.getReader();
 	try {
-		return await isMdnEntity(type, chunksOf(reader));
+		return await isMdnEntity(type, chunksOf(reader), encoding);
 	} finally {
 		await reader.cancel().catch(() => {});
 	}
