@@ -15,7 +15,9 @@ import {
 	signedMessage,
 	type WireMessage,
 } from "../helpers/partner-bytes.ts";
-import { createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
+import { eventually, startWorker } from "../helpers/worker.ts";
 
 /**
  * Issue #17, defect 6: one table of the inbound partner quirks of
@@ -37,7 +39,12 @@ let tenantAs2Id: string;
 let ourCertPath: string;
 let partnerCount = 0;
 beforeAll(async () => {
-	t = createTestApp({ defaultPlan: "professional" });
+	t = createTestApp({
+		defaultPlan: "professional",
+		allowHttp: true,
+		allowPrivateTargets: true,
+		publicUrl: "https://as2kit.example",
+	});
 	owner = await register(t);
 	tenantAs2Id = (await t.call("GET", `/v1/tenants/${owner.tenantId}`, { token: owner.token })).json.data.as2_id;
 	const identity = (await t.call("GET", "/v1/certificates?type=identity", { token: owner.token })).json.data[0];
@@ -414,3 +421,79 @@ describe("partner quirks: async MDNs for a message awaiting one (issue #17, defe
 		});
 	}
 });
+
+/**
+ * RFC 4130 §7.3.1 asks for the MIC in the first signed-receipt-micalg algorithm the receiver
+ * supports; partners that support only SHA-1 (or compute it with the digest our signature
+ * used) answer in that algorithm (issue #17, defect 6). Our message goes out for real, to a
+ * loopback endpoint, so the MIC the partner returns is computed over the bytes we sent.
+ */
+describe("partner quirks: an MDN MIC in another algorithm than asked (issue #17, defect 6)", () => {
+	let receiver: Receiver;
+	let worker: ReturnType<typeof startWorker>;
+	let liveKey: string;
+	beforeAll(async () => {
+		// A session token sends in the test environment (simulated); a live key really sends.
+		liveKey = await createKey(t, owner.token, {
+			scope: "tenant",
+			tenant_id: owner.tenantId,
+			environment: "live",
+			permissions: ["*"],
+		});
+		receiver = await startReceiver(() => 200);
+		worker = startWorker(t);
+	});
+	afterAll(async () => {
+		await worker.stop();
+		await receiver.close();
+	});
+
+	for (const [asked, answered, signDigest] of [
+		["sha512", "sha1", "SHA256withRSA"],
+		["sha512", "sha256", "SHA256withRSA"],
+	] as const) {
+		it(`a partner answering our ${asked} request with a ${answered} MIC of what we signed (§D4, §D5 / RFC 4130 §7.3.1)`, async () => {
+			const { id, as2Id } = await partner({
+				url: receiver.url,
+				sign: true,
+				sign_algorithm: signDigest,
+				mdn_mode: "async",
+				mdn: { signed: true, algorithm: asked },
+			});
+			const before = receiver.requests.length;
+			const sent = await t.call("POST", "/v1/messages", {
+				token: liveKey,
+				body: { partner_id: id, content_type: "application/edi-x12", payload: { content: PAYLOAD } },
+			});
+			expect(sent.status, sent.text).toBe(202);
+			const record = await eventually(async () => {
+				const m = await t.store.messages.getById(sent.json.data.id);
+				return m && (m.status === "sent" || m.status === "failed") ? m : null;
+			}, "the message to be sent");
+			expect(record.status, `${record.errorCode} ${record.errorMessage}`).toBe("sent");
+			const request = receiver.requests[before]!;
+			expect(request.headers["disposition-notification-options"]).toContain("signed-receipt-micalg=optional,sha-512");
+			const mic = `${digest(answered, signedContent(request.raw, String(request.headers["content-type"])))}, ${answered}`;
+			const mdn = pyas2SignedMdn(
+				certs.dir,
+				{ from: as2Id, to: tenantAs2Id, originalMessageId: record.messageId, mic },
+				partnerKey,
+			);
+			const answer = await post("/as2/mdn", mdn);
+			expect(answer, answer.text).toMatchObject({ status: 200, text: "MDN received\n" });
+			const detail = (await t.call("GET", `/v1/messages/${record.id}`, { token: owner.token })).json.data;
+			expect(detail, JSON.stringify(detail.error)).toMatchObject({ status: "delivered", mdn_status: "received" });
+			expect(detail.mdn_data).toMatchObject({
+				mic_matches: true,
+				received_content_mic: `${mic.split(", ")[0]}, ${MICALG_NAMES[answered]}`,
+			});
+		});
+	}
+});
+
+/** The signed first part of a multipart/signed body, header block and content, as the partner hashes it. */
+function signedContent(body: Buffer, contentType: string): Buffer {
+	const boundary = /boundary="?([^";]+)"?/.exec(contentType)![1]!;
+	const open = body.indexOf(`--${boundary}\r\n`) + boundary.length + 4;
+	return body.subarray(open, body.indexOf(`\r\n--${boundary}`, open));
+}
