@@ -99,6 +99,12 @@ export interface PackResult {
 	messageId: string;
 	/** The MIC the partner's MDN must return; known once `body` has been read through once. */
 	mic(): Promise<Mic>;
+	/**
+	 * The same MIC in the other algorithms a partner answers with when it does not use the one
+	 * asked (SHA-1, our signature's digest; issue #17, defect 6): an MDN carrying one of these
+	 * is a receipt for the same bytes. Known when {@link mic} is.
+	 */
+	alternativeMics(): Promise<Mic[]>;
 	/** What was applied, for the record. */
 	signed: boolean;
 	encrypted: boolean;
@@ -126,7 +132,9 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
 	const signDigest = options.sign ? (options.sign.digest ?? DEFAULT_SIGN_DIGEST) : undefined;
 	const micAlgorithm: DigestAlgorithm = (options.mdn?.signed || undefined)?.[0] || signDigest || DEFAULT_SIGN_DIGEST;
-	const micTracker = createMicTracker(micAlgorithm);
+	const micTracker = createMicTracker([
+		...new Set<DigestAlgorithm>([micAlgorithm, "sha1", ...(signDigest ? [signDigest] : [])]),
+	]);
 
 	// Neither signed, encrypted nor compressed: the MIC covers the content itself, before any
 	// transfer encoding (RFC 4130 §7.3.1).
@@ -149,6 +157,7 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 		body: entity.body,
 		messageId,
 		mic: micTracker.mic,
+		alternativeMics: micTracker.alternatives,
 		signed: Boolean(options.sign),
 		encrypted: Boolean(options.encrypt),
 		compressed: Boolean(options.compress),
@@ -256,7 +265,9 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 		const signature = signer.finish();
 		// RFC 4130 §7.3.1: the MIC of a signed message covers exactly the signed bytes.
 		mic.resolve(
-			sign.digest === mic.algorithm ? signer.contentDigest() : digestBytes(mic.algorithm, buffered),
+			mic.algorithms.map((algorithm) =>
+				sign.digest === algorithm ? signer.contentDigest() : digestBytes(algorithm, buffered),
+			),
 			"signed",
 		);
 		body = sourceFromBytes(
@@ -275,11 +286,13 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 			size,
 			async *open() {
 				const pass = createDetachedSigner(options);
-				const micDigest = sign.digest === mic.algorithm ? undefined : createDigest(mic.algorithm);
+				const micDigests = mic.algorithms.map((algorithm) =>
+					sign.digest === algorithm ? undefined : createDigest(algorithm),
+				);
 				yield opening;
 				for await (const chunk of content.open()) {
 					pass.update(chunk);
-					micDigest?.update(chunk);
+					for (const digest of micDigests) digest?.update(chunk);
 					yield chunk;
 				}
 				const signature = pass.finish();
@@ -289,7 +302,10 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 						`SignedData is ${signature.byteLength} bytes, announced ${signatureSize}`,
 					);
 				}
-				mic.resolve(micDigest ? micDigest.digest() : pass.contentDigest(), "signed");
+				mic.resolve(
+					micDigests.map((digest) => (digest ? digest.digest() : pass.contentDigest())),
+					"signed",
+				);
 				yield middle;
 				yield signatureHeaders;
 				yield encodeBase64Bytes(signature);
@@ -364,29 +380,38 @@ function oneLine(value: string): string {
 	return value.replace(/[\r\n]+/g, " ");
 }
 
+/** The MIC in the algorithm asked (`algorithms[0]`) and in the alternatives, over the same bytes. */
 interface MicTracker {
-	readonly algorithm: DigestAlgorithm;
-	resolve(digest: Uint8Array, reading: "signed" | "encrypted" | "plain"): void;
+	readonly algorithms: readonly DigestAlgorithm[];
+	/** One digest per algorithm, in order. */
+	resolve(digests: Uint8Array[], reading: "signed" | "encrypted" | "plain"): void;
 	mic(): Promise<Mic>;
+	alternatives(): Promise<Mic[]>;
 }
 
-function createMicTracker(algorithm: DigestAlgorithm): MicTracker {
-	let value: Mic | undefined;
-	const waiters: Array<(mic: Mic) => void> = [];
+function createMicTracker(algorithms: DigestAlgorithm[]): MicTracker {
+	let values: Mic[] | undefined;
+	const waiters: Array<(mics: Mic[]) => void> = [];
+	const all = () => (values ? Promise.resolve(values) : new Promise<Mic[]>((resolve) => waiters.push(resolve)));
 	return {
-		algorithm,
-		resolve(digest) {
-			value = micFromDigest(digest, algorithm);
-			for (const w of waiters.splice(0)) w(value);
+		algorithms,
+		resolve(digests) {
+			const mics = digests.map((digest, i) => micFromDigest(digest, algorithms[i]!));
+			values = mics;
+			for (const w of waiters.splice(0)) w(mics);
 		},
-		mic: () => (value ? Promise.resolve(value) : new Promise((resolve) => waiters.push(resolve))),
+		mic: async () => (await all())[0]!,
+		alternatives: async () => (await all()).slice(1),
 	};
 }
 
 function tapSource(source: ByteSource, mic: MicTracker, reading: "encrypted" | "plain"): ByteSource {
 	const buffered = bufferedBytes(source);
 	if (buffered) {
-		mic.resolve(digestBytes(mic.algorithm, buffered), reading);
+		mic.resolve(
+			mic.algorithms.map((algorithm) => digestBytes(algorithm, buffered)),
+			reading,
+		);
 		return source;
 	}
 	return {
@@ -394,13 +419,18 @@ function tapSource(source: ByteSource, mic: MicTracker, reading: "encrypted" | "
 		async *open() {
 			// Resolved on the last byte, not at the generator's end: a reader that stops at the
 			// end of a DER structure never asks for the generator to finish.
-			const digest: Digest = createDigest(mic.algorithm);
+			const digests: Digest[] = mic.algorithms.map((algorithm) => createDigest(algorithm));
+			const finish = () =>
+				mic.resolve(
+					digests.map((digest) => digest.digest()),
+					reading,
+				);
 			let seen = 0;
-			if (source.size === 0) mic.resolve(digest.digest(), reading);
+			if (source.size === 0) finish();
 			for await (const chunk of source.open()) {
-				digest.update(chunk);
+				for (const digest of digests) digest.update(chunk);
 				seen += chunk.byteLength;
-				if (seen === source.size) mic.resolve(digest.digest(), reading);
+				if (seen === source.size) finish();
 				yield chunk;
 			}
 		},

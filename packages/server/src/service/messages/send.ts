@@ -84,7 +84,10 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 							held = chunk;
 						}
 						const mic = formatMic(await built.mic());
-						const mics = [...((message.details.attempt_mics as string[] | undefined) ?? []), mic];
+						// Every MIC the partner's MDN may answer this attempt with: ours, and the same
+						// bytes' MIC in the algorithms partners fall back to (issue #17, defect 6).
+						const alternatives = (await built.alternativeMics()).map(formatMic);
+						const mics = [...((message.details.attempt_mics as string[] | undefined) ?? []), mic, ...alternatives];
 						await store.messages.update(message.id, { mic, details: { ...message.details, attempt_mics: mics } });
 						message.mic = mic;
 						message.details = { ...message.details, attempt_mics: mics };
