@@ -9,6 +9,8 @@
  *   (OpenAs2App#299, as2-anchors §C10); a body that is not base64 gets a clear error MDN;
  * - a signed message with AS2-Version: 1.0 (curl), and one with Cleo's micalg=sha_256
  *   (fetch) (pyas2-lib#15, §D5);
+ * - HTTP framing (§D11): a message sent `Transfer-Encoding: chunked`, and one whose
+ *   Content-Length has leading zeros, over raw sockets;
  * - a partner answering our SHA-512 MIC request with the SHA-1 MIC of what we signed
  *   (RFC 4130 §7.3.1): our message goes out for real to a loopback endpoint that keeps the
  *   bytes, and the MDN is posted with curl.
@@ -222,6 +224,45 @@ describe("messages as partners send them, to /as2/receive", () => {
 		for (const ids of [legacy, cleo]) {
 			expect(await receivedMessage(ids.messageId)).toMatchObject({
 				received: { status: "received", signed: true },
+				payload: PAYLOAD,
+			});
+		}
+		server.assertAlive();
+	});
+});
+
+describe("HTTP framing as partners send it (§D11: OpenAS2 HowTo §17.5, DG-1Q14)", () => {
+	it("a signed message sent chunked, and one whose Content-Length has leading zeros, over raw sockets", async () => {
+		await createPartner("BB-FRAMING");
+		const head = (wire: WireMessage, framing: string) =>
+			`POST /as2/receive HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${framing}\r\n${Object.entries(
+				wire.headers,
+			)
+				.map(([name, value]) => `${name}: ${value}\r\n`)
+				.join("")}\r\n`;
+		const build = (ids: MessageIds) =>
+			signedMessage(certs.dir, ENTITY, partnerKey, ids, { digest: "sha256", micalg: "sha-256", headers: SYNC_MDN });
+		const chunkedIds: MessageIds = { from: "BB-FRAMING", to: tenantAs2Id, messageId: "bb-chunked@framing" };
+		const chunked = build(chunkedIds);
+		const pieces: Array<Buffer | string> = [];
+		for (let i = 0; i < chunked.body.byteLength; i += 500) {
+			const piece = chunked.body.subarray(i, i + 500);
+			pieces.push(`${piece.byteLength.toString(16)}\r\n`, piece, "\r\n");
+		}
+		pieces.push("0\r\n\r\n");
+		const zerosIds: MessageIds = { ...chunkedIds, messageId: "bb-leading-zeros@framing" };
+		const zeros = build(zerosIds);
+		for (const answer of [
+			await rawRequest(server.port, head(chunked, "Transfer-Encoding: chunked"), pieces),
+			await rawRequest(server.port, head(zeros, `Content-Length: 000${zeros.body.byteLength}`), [zeros.body]),
+		]) {
+			expect(answer.status, answer.raw).toBe(200);
+			expect(answer.raw).toMatch(/Disposition: automatic-action\/MDN-sent-automatically; processed\r\n/);
+			expect(answer.raw).toContain(`Received-Content-MIC: ${sha256Mic(ENTITY)}\r\n`);
+		}
+		for (const ids of [chunkedIds, zerosIds]) {
+			expect(await receivedMessage(ids.messageId)).toMatchObject({
+				received: { status: "received" },
 				payload: PAYLOAD,
 			});
 		}

@@ -8,10 +8,12 @@ import { storeMessage } from "../helpers/messages.ts";
 import {
 	base64HttpBody,
 	encryptedMessage,
+	handAssembledMdn,
 	type MessageIds,
 	mimeEntity,
 	openas2AsyncMdn,
 	pyas2SignedMdn,
+	type SignedMessageOptions,
 	signedMessage,
 	type WireMessage,
 } from "../helpers/partner-bytes.ts";
@@ -104,6 +106,31 @@ interface MessageRow {
 	signed: boolean;
 }
 
+/** A signed X12 message with a SHA-256 MIC asked, its wire then changed by `quirk`. */
+function signedRow(
+	quirk: string,
+	reference: string,
+	entity: Buffer,
+	change: (wire: WireMessage) => WireMessage,
+	options: Partial<SignedMessageOptions> = {},
+): MessageRow {
+	return {
+		quirk,
+		reference,
+		build: (ids) =>
+			change(
+				signedMessage(certs.dir, entity, partnerKey, ids, {
+					digest: "sha256",
+					micalg: "sha-256",
+					headers: syncMdnRequest("sha-256"),
+					...options,
+				}),
+			),
+		mic: { over: entity, algorithm: "sha256" },
+		signed: true,
+	};
+}
+
 const MICALG_NAMES = { sha1: "sha-1", sha256: "sha-256", sha384: "sha-384", sha512: "sha-512" } as const;
 
 /** A signed X12 message whose multipart/signed `micalg` and receipt micalg read `spelling`. */
@@ -153,7 +180,54 @@ const quotedPrintablePart = x12Entity(
 );
 const encryptedEntity = x12Entity(["Content-Transfer-Encoding: binary"]);
 
+const eightBitPart = x12Entity(["Content-Transfer-Encoding: 8bit"]);
+
 const MESSAGE_ROWS: MessageRow[] = [
+	signedRow(
+		"Multipart/Signed with upper-case parameter names",
+		"§D6 / DG-1Q14 (Content-Type treated as case-sensitive)",
+		signedX12,
+		(wire) => ({
+			...wire,
+			headers: {
+				...wire.headers,
+				"Content-Type": wire.headers["Content-Type"]!.replace("multipart/signed", "Multipart/Signed")
+					.replace("protocol=", "Protocol=")
+					.replace("boundary=", "Boundary="),
+			},
+		}),
+	),
+	signedRow(
+		"pyas2-lib: smime-type=signed-data on the detached signature part",
+		"§D8 / pyas2-lib as2.py ~l.485",
+		signedX12,
+		(wire) => wire,
+		{ signatureType: "application/pkcs7-signature; smime-type=signed-data" },
+	),
+	signedRow(
+		"Content-Transfer-Encoding: 8bit in the signed MIME part",
+		"§D2 / DG-1Q14 (one participant used 8bit)",
+		eightBitPart,
+		(wire) => wire,
+	),
+	signedRow("no AS2-Version header at all", "RFC 4130 §6.1 (absent means 1.0)", signedX12, (wire) => {
+		const { "AS2-Version": _, ...headers } = wire.headers;
+		return { ...wire, headers };
+	}),
+	signedRow(
+		"a doubled media type, application/application/EDIFACT",
+		"§D6 / DG-1Q14",
+		mimeEntity(["Content-Type: application/application/EDIFACT"], PAYLOAD),
+		(wire) => wire,
+	),
+	signedRow("AS2-From and AS2-To as quoted strings", "§D12 / RFC 4130 §6.2, DG-1Q14", signedX12, (wire) => ({
+		...wire,
+		headers: {
+			...wire.headers,
+			"AS2-From": `"${wire.headers["AS2-From"]}"`,
+			"AS2-To": `"${wire.headers["AS2-To"]}"`,
+		},
+	})),
 	micalgRow("sha1", "sha1", "§C2, §D5 / phase2#18 (RFC 3851 name)", "phase2 partner"),
 	micalgRow("sha-1", "sha1", "§C2, §D5 / phase2#75 (RFC 5751 name)", "RFC 5751 sender"),
 	micalgRow("SHA1", "sha1", "§D5 / IBM Sterling sb2bi_signed_cmp.msg (upper case)", "IBM Sterling"),
@@ -353,7 +427,24 @@ interface MdnRow {
 	path: "/as2/mdn" | "/as2/receive";
 	/** The partner's MDN for our message `originalMessageId`, from `from` to `to`. */
 	build: (fields: { from: string; to: string; originalMessageId: string }) => WireMessage;
+	/** Expected: our message delivered with its MIC matched (the default), or failed with this code. */
+	failsWith?: string;
 }
+
+/** A hand-assembled signed MDN (helpers/partner-bytes.ts) with these disposition fields. */
+const handMdn =
+	(fields: (originalMessageId: string) => string[], options: { reportParams?: string; messageId?: boolean } = {}) =>
+	(ids: { from: string; to: string; originalMessageId: string }): WireMessage =>
+		handAssembledMdn(certs.dir, fields(ids.originalMessageId), partnerKey, {
+			reportParams: options.reportParams,
+			headers: {
+				"AS2-Version": "1.2",
+				"AS2-From": ids.from,
+				"AS2-To": ids.to,
+				...(options.messageId === false ? {} : { "Message-ID": `<mdn-${ids.originalMessageId}>` }),
+			},
+		});
+const OUR_MIC_FIELD = `Received-Content-MIC: ${OUR_MIC_VALUE}, sha-256`;
 
 const MDN_ROWS: MdnRow[] = [
 	{
@@ -391,6 +482,74 @@ const MDN_ROWS: MdnRow[] = [
 			return { headers: { ...wire.headers, "AS2-Version": "1.0" }, body: wire.body };
 		},
 	},
+	{
+		quirk: "OpenText: no Message-ID and no Original-Recipient",
+		reference: "§C6, §D7 / django-pyas2#52, #60",
+		path: "/as2/mdn",
+		build: handMdn(
+			(id) => [
+				"Final-Recipient: rfc822; PARTNER",
+				`Original-Message-ID: <${id}>`,
+				"Disposition: automatic-action/MDN-sent-automatically; processed",
+				OUR_MIC_FIELD,
+			],
+			{ messageId: false },
+		),
+	},
+	{
+		quirk: "a folded Disposition, ';processed' without a space, blanks before Original-Message-ID",
+		reference: "§D7 / DG-1Q14",
+		path: "/as2/mdn",
+		build: handMdn((id) => [
+			`Original-Message-ID:    <${id}>`,
+			"Disposition: automatic-action/MDN-sent-automatically;",
+			" processed",
+			`Received-Content-MIC: ${OUR_MIC_VALUE},sha-256`,
+		]),
+	},
+	{
+		quirk: "multipart/report without report-type",
+		reference: "§D7 / DG-1Q14",
+		path: "/as2/receive",
+		build: handMdn(
+			(id) => [
+				`Original-Message-ID: <${id}>`,
+				"Disposition: automatic-action/MDN-sent-automatically; processed",
+				OUR_MIC_FIELD,
+			],
+			{ reportParams: "charset=us-ascii" },
+		),
+	},
+	{
+		quirk: "a negative MDN in the right form, processed/error: decryption-failed",
+		reference: "§D7 / DG-1Q14 round 3Q13",
+		path: "/as2/mdn",
+		build: handMdn((id) => [
+			`Original-Message-ID: <${id}>`,
+			"Disposition: automatic-action/MDN-sent-automatically; processed/error: decryption-failed",
+		]),
+		failsWith: "DECRYPTION_FAILED",
+	},
+	{
+		quirk: "a negative MDN in the bare form, error: authentication-failed",
+		reference: "§D7 / DG-1Q14 round 3Q13",
+		path: "/as2/mdn",
+		build: handMdn((id) => [
+			`Original-Message-ID: <${id}>`,
+			"Disposition: automatic-action/MDN-sent-automatically; error: authentication-failed",
+		]),
+		failsWith: "AUTHENTICATION_FAILED",
+	},
+	{
+		quirk: "a failed disposition without a MIC",
+		reference: "§C6 / phase2#126",
+		path: "/as2/mdn",
+		build: handMdn((id) => [
+			`Original-Message-ID: <${id}>`,
+			"Disposition: automatic-action/MDN-sent-automatically; failed/Failure: unsupported format",
+		]),
+		failsWith: "PARTNER_REJECTED",
+	},
 ];
 
 describe("partner quirks: async MDNs for a message awaiting one (issue #17, defect 6)", () => {
@@ -416,8 +575,13 @@ describe("partner quirks: async MDNs for a message awaiting one (issue #17, defe
 			);
 			expect(answer, answer.text).toMatchObject({ status: 200, text: "MDN received\n" });
 			const detail = (await t.call("GET", `/v1/messages/${message.id}`, { token: owner.token })).json.data;
-			expect(detail).toMatchObject({ status: "delivered", mdn_status: "received", error_code: null });
-			expect(detail.mdn_data).toMatchObject({ signed: true, signature_valid: true, mic_matches: true });
+			if (row.failsWith) {
+				expect(detail).toMatchObject({ status: "failed", mdn_status: "received", error_code: row.failsWith });
+				expect(detail.mdn_data).toMatchObject({ signed: true, signature_valid: true });
+			} else {
+				expect(detail).toMatchObject({ status: "delivered", mdn_status: "received", error_code: null });
+				expect(detail.mdn_data).toMatchObject({ signed: true, signature_valid: true, mic_matches: true });
+			}
 		});
 	}
 });

@@ -391,3 +391,60 @@ export function base64HttpBody(wire: WireMessage): WireMessage {
 		body: Buffer.from(`${base64Lines(wire.body)}${CRLF}`, "latin1"),
 	};
 }
+
+/**
+ * A signed MDN hand-assembled with the disposition fields exactly as given — the MDN quirks of
+ * as2-anchors §D7 (folded fields, `;processed`, no Original-Recipient, error dispositions) live
+ * in those lines — in a multipart/report whose parameters are `reportParams`, signed with
+ * `openssl cms -sign` as multipart/signed. `headers` are the HTTP headers besides Content-Type.
+ */
+export function handAssembledMdn(
+	dir: string,
+	fields: string[],
+	signer: Signer,
+	options: { headers: Record<string, string>; reportParams?: string },
+): WireMessage {
+	const reportBoundary = "report-7f3a9c";
+	const signedBoundary = "signed-2b8e41";
+	const report = mimeEntity(
+		[
+			`Content-Type: multipart/report; ${options.reportParams ?? "report-type=disposition-notification"}; boundary="${reportBoundary}"`,
+		],
+		[
+			`--${reportBoundary}`,
+			"Content-Type: text/plain",
+			"",
+			"Your message was received.",
+			`--${reportBoundary}`,
+			"Content-Type: message/disposition-notification",
+			"",
+			...fields,
+			`--${reportBoundary}--`,
+			"",
+		].join(CRLF),
+	);
+	const signature = detachedSignature(dir, "hand-mdn", report, signer);
+	return {
+		headers: {
+			...options.headers,
+			"Content-Type": `multipart/signed; protocol="application/pkcs7-signature"; micalg=sha-256; boundary="${signedBoundary}"`,
+		},
+		body: Buffer.concat([
+			Buffer.from(`--${signedBoundary}${CRLF}`, "latin1"),
+			report,
+			Buffer.from(
+				[
+					"",
+					`--${signedBoundary}`,
+					"Content-Type: application/pkcs7-signature; name=smime.p7s",
+					"Content-Transfer-Encoding: base64",
+					"",
+					base64Lines(signature),
+					`--${signedBoundary}--`,
+					"",
+				].join(CRLF),
+				"latin1",
+			),
+		]),
+	};
+}
