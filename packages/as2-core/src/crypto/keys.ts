@@ -46,9 +46,16 @@ export function importPublicKeySpki(spkiDer: Uint8Array): PublicKey {
 	return createPublicKey({ key: Buffer.from(spkiDer), format: "der", type: "spki" }) as PublicKey;
 }
 
-/** Whether a private key belongs to a certificate (same public modulus). */
+/**
+ * Whether a private key belongs to a certificate (same public key). workerd's
+ * `X509Certificate.checkPrivateKey` answers false for a matching pair, so a false answer is
+ * confirmed by comparing the key's public half with the certificate's, byte for byte.
+ */
 export function keyMatchesCertificate(key: PrivateKey, certificateDer: Uint8Array): boolean {
-	return new X509Certificate(Buffer.from(certificateDer)).checkPrivateKey(key);
+	const certificate = new X509Certificate(Buffer.from(certificateDer));
+	if (certificate.checkPrivateKey(key)) return true;
+	const spki = (publicKey: KeyObject) => publicKey.export({ format: "der", type: "spki" });
+	return spki(createPublicKey(key)).equals(spki(certificate.publicKey));
 }
 
 /** RSA modulus size in bits; 0 for other key types. */

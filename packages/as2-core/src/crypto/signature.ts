@@ -1,7 +1,16 @@
-import { constants, createHash, createSign, publicDecrypt, type Sign, sign as signOneShot } from "node:crypto";
+import {
+	constants,
+	createHash,
+	createPublicKey,
+	createSign,
+	publicDecrypt,
+	type Sign,
+	sign as signOneShot,
+} from "node:crypto";
 import { DIGESTS, type DigestAlgorithm, type SignatureScheme } from "../algorithms.ts";
 import { As2Error } from "../errors/index.ts";
 import { type PrivateKey, type PublicKey, rsaKeyBits } from "./keys.ts";
+import { rsaPublicRaw } from "./raw-rsa.ts";
 
 /** How an RSA signature is made: PKCS#1 v1.5 (RFC 8017 §8.2) or RSASSA-PSS (§8.1, RFC 4056). */
 export interface SignatureParameters {
@@ -21,15 +30,46 @@ export interface StreamSigner {
 }
 
 function signOptions(key: PrivateKey, params: SignatureParameters) {
-	if (params.scheme === "pkcs1") return { key, padding: constants.RSA_PKCS1_PADDING };
+	// PKCS#1 v1.5 is the default padding of an RSA key; the bare key (not `{ key, padding }`)
+	// is also the only form workerd's node:crypto accepts a KeyObject in.
+	if (params.scheme === "pkcs1") return key;
 	if (params.mgfDigest && params.mgfDigest !== params.digest) {
 		throw new As2Error("UNSUPPORTED_ALGORITHM", "signing with an MGF1 hash other than the signature hash");
+	}
+	if (!pssSignaturesWork(key)) {
+		throw new As2Error("UNSUPPORTED_ALGORITHM", "RSA-PSS signatures made by this runtime's node:crypto do not verify");
 	}
 	return {
 		key,
 		padding: constants.RSA_PKCS1_PSS_PADDING,
 		saltLength: params.saltLength ?? DIGESTS[params.digest].size,
 	};
+}
+
+const pssWorksWith = new WeakMap<PrivateKey, boolean>();
+
+/**
+ * Whether this runtime makes RSA-PSS signatures with `key` that verify, found once per key by
+ * signing a probe and checking it with our own EMSA-PSS-VERIFY. workerd's node:crypto refuses
+ * a KeyObject beside a padding option, and given the key as PEM it ignores the PSS padding
+ * and signs PKCS#1 v1.5, which a partner would reject: there PSS is refused up front.
+ */
+function pssSignaturesWork(key: PrivateKey): boolean {
+	// An RSA-PSS key (id-RSASSA-PSS) signs PSS by its type; the probe needs an rsaEncryption key.
+	if (key.asymmetricKeyType !== "rsa") return true;
+	let works = pssWorksWith.get(key);
+	if (works !== undefined) return works;
+	const probe = Buffer.from("as2kit RSA-PSS probe");
+	const params: SignatureParameters = { digest: "sha256", scheme: "pss" };
+	try {
+		const signature = signOneShot("sha256", probe, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+		const digest = createHash("sha256").update(probe).digest();
+		works = verifyDigestSignature(createPublicKey(key) as PublicKey, params, digest, signature) === "valid";
+	} catch {
+		works = false;
+	}
+	pssWorksWith.set(key, works);
+	return works;
 }
 
 function signingFailed(error: unknown): As2Error {
@@ -111,9 +151,10 @@ export function verifyDigestSignature(
 	const s = signature.byteLength === k ? signature : leftPad(signature, k);
 	let recovered: Buffer;
 	try {
-		recovered = publicDecrypt(
-			{ key, padding: params.scheme === "pss" ? constants.RSA_NO_PADDING : constants.RSA_PKCS1_PADDING },
-			s,
+		recovered = Buffer.from(
+			params.scheme === "pss"
+				? rsaPublicRaw(key, s, k)
+				: publicDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, s),
 		);
 	} catch {
 		return "invalid";
