@@ -1,5 +1,6 @@
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, getCiphers } from "node:crypto";
 import type { Chunks } from "../bytes/index.ts";
+import { As2Error } from "../errors/index.ts";
 import { createRc2CbcDecryptor } from "./rc2.ts";
 
 /** What the content cipher is fed per call: big enough to amortise the call, small enough to stream. */
@@ -47,10 +48,12 @@ export function createEncryptor(
 	options: CipherOptions = {},
 ): ContentEncryptor {
 	if (options.authTagLength !== undefined) {
-		const gcm = createCipheriv(nodeName as CipherGCMTypes, key, iv, { authTagLength: options.authTagLength });
+		const gcm = available(nodeName, () =>
+			createCipheriv(nodeName as CipherGCMTypes, key, iv, { authTagLength: options.authTagLength }),
+		);
 		return { update: (chunk) => gcm.update(chunk), final: () => gcm.final(), authTag: () => gcm.getAuthTag() };
 	}
-	const cbc = createCipheriv(nodeName, key, iv);
+	const cbc = available(nodeName, () => createCipheriv(nodeName, key, iv));
 	return {
 		update: (chunk) => cbc.update(chunk),
 		final: () => cbc.final(),
@@ -67,7 +70,9 @@ export function createDecryptor(
 	options: CipherOptions = {},
 ): ContentDecryptor {
 	if (options.authTagLength !== undefined) {
-		const gcm = createDecipheriv(nodeName as CipherGCMTypes, key, iv, { authTagLength: options.authTagLength });
+		const gcm = available(nodeName, () =>
+			createDecipheriv(nodeName as CipherGCMTypes, key, iv, { authTagLength: options.authTagLength }),
+		);
 		return {
 			update: (chunk) => gcm.update(chunk),
 			final: () => gcm.final(),
@@ -79,7 +84,7 @@ export function createDecryptor(
 	const rc2 = RC2_NAME.exec(nodeName.toLowerCase());
 	const cbc = rc2
 		? createRc2CbcDecryptor(key, options.effectiveKeyBits ?? Number(rc2[1] ?? 128), iv)
-		: createDecipheriv(nodeName, key, iv);
+		: available(nodeName, () => createDecipheriv(nodeName, key, iv));
 	return {
 		update: (chunk) => cbc.update(chunk),
 		final: () => cbc.final(),
@@ -87,6 +92,21 @@ export function createDecryptor(
 			throw new Error(`${nodeName} has no authentication tag`);
 		},
 	};
+}
+
+/**
+ * Makes a cipher, answering UNSUPPORTED_ALGORITHM where the runtime's node:crypto has no such
+ * cipher: Deno 2 lists `aes-192-cbc` in getCiphers() but cannot make it.
+ */
+function available<T>(nodeName: string, make: () => T): T {
+	try {
+		return make();
+	} catch (error) {
+		if ((error as { code?: string }).code !== "ERR_CRYPTO_UNKNOWN_CIPHER") throw error;
+		throw new As2Error("UNSUPPORTED_ALGORITHM", `this runtime's node:crypto has no ${nodeName} cipher`, {
+			cause: error,
+		});
+	}
 }
 
 /**
