@@ -24,7 +24,8 @@ export function runtimeVersion(runtime) {
 		deno: [binary("deno"), ["--version"]],
 		workerd: [binary("workerd"), ["--version"]],
 	}[runtime];
-	return execFileSync(command, args, { encoding: "utf8" }).split("\n")[0].trim();
+	const output = execFileSync(command, args, { encoding: "utf8" });
+	return /\d+\.\d+\.\d+|\d{4}-\d{2}-\d{2}/.exec(output)?.[0] ?? output.trim();
 }
 
 function binary(runtime) {
