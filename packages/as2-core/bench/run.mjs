@@ -1,7 +1,8 @@
 // `npm run bench`: the benchmarks of issues #2 and #7, each against a reference measured in the same run.
 // (a) small-message round trips per second on one core vs the RSA-2048 private-key ceiling;
 // (b) 1 GB sign + encrypt build and parse vs `openssl cms -sign -stream | openssl cms -encrypt -stream`;
-// (c) `epcis`: EPCIS validation events/s and peak RSS at 10 MB and 50 MB vs `xmllint --stream --schema`.
+// (c) `epcis`: EPCIS validation events/s and peak RSS at 10 MB and 50 MB vs `xmllint --stream --schema`;
+// (d) `runtimes`: (a)'s round trip per second on Bun, Deno and workerd beside Node (issue #17).
 // Figures: median of several runs, with min–max as the machine's noise.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,6 +38,7 @@ try {
 	if (!only || only === "small") runChild("small-roundtrip.mjs", [dir]);
 	if (!only || only === "large") runChild("large-stream.mjs", [dir, process.env.BENCH_BYTES ?? String(1024 ** 3)]);
 	if (!only || only === "epcis") runChild("epcis-validate.mjs", [dir]);
+	if (!only || only === "runtimes") runChild("runtimes.mjs", [dir]);
 } finally {
 	rmSync(dir, { recursive: true, force: true });
 }
