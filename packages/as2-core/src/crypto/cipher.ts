@@ -1,6 +1,7 @@
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, getCiphers } from "node:crypto";
 import type { Chunks } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
+import { createCbcOverEcb } from "./cbc-over-ecb.ts";
 import { createRc2CbcDecryptor } from "./rc2.ts";
 
 /** What the content cipher is fed per call: big enough to amortise the call, small enough to stream. */
@@ -53,7 +54,7 @@ export function createEncryptor(
 		);
 		return { update: (chunk) => gcm.update(chunk), final: () => gcm.final(), authTag: () => gcm.getAuthTag() };
 	}
-	const cbc = available(nodeName, () => createCipheriv(nodeName, key, iv));
+	const cbc = cbcCipher(nodeName, "encrypt", key, iv);
 	return {
 		update: (chunk) => cbc.update(chunk),
 		final: () => cbc.final(),
@@ -84,7 +85,7 @@ export function createDecryptor(
 	const rc2 = RC2_NAME.exec(nodeName.toLowerCase());
 	const cbc = rc2
 		? createRc2CbcDecryptor(key, options.effectiveKeyBits ?? Number(rc2[1] ?? 128), iv)
-		: available(nodeName, () => createDecipheriv(nodeName, key, iv));
+		: cbcCipher(nodeName, "decrypt", key, iv);
 	return {
 		update: (chunk) => cbc.update(chunk),
 		final: () => cbc.final(),
@@ -94,28 +95,57 @@ export function createDecryptor(
 	};
 }
 
+const AES_CBC = /^aes-(?:128|192|256)-cbc$/;
+
+/** A CBC cipher; AES-CBC is built on AES-ECB where the runtime has only the latter (Deno: AES-192). */
+function cbcCipher(nodeName: string, mode: "encrypt" | "decrypt", key: Uint8Array, iv: Uint8Array): StreamCipher {
+	return available(
+		nodeName,
+		() => (mode === "encrypt" ? createCipheriv(nodeName, key, iv) : createDecipheriv(nodeName, key, iv)),
+		AES_CBC.test(nodeName.toLowerCase())
+			? () => createCbcOverEcb(nodeName.toLowerCase().replace(/-cbc$/, "-ecb"), mode, key, iv)
+			: undefined,
+	);
+}
+
 /**
- * Makes a cipher, answering UNSUPPORTED_ALGORITHM where the runtime's node:crypto has no such
- * cipher: Deno 2 lists `aes-192-cbc` in getCiphers() but cannot make it.
+ * Makes a cipher, or else the `fallback` where the runtime's node:crypto has no such cipher
+ * (Deno 2 has `aes-192-ecb` but no `aes-192-cbc`), or else answers
+ * UNSUPPORTED_ALGORITHM.
  */
-function available<T>(nodeName: string, make: () => T): T {
+function available<T>(nodeName: string, make: () => T, fallback?: () => T): T {
 	try {
 		return make();
 	} catch (error) {
-		if ((error as { code?: string }).code !== "ERR_CRYPTO_UNKNOWN_CIPHER") throw error;
+		if (!isUnknownCipher(error)) throw error;
+		try {
+			if (fallback) return fallback();
+		} catch (fallbackError) {
+			if (!isUnknownCipher(fallbackError)) throw fallbackError;
+		}
 		throw new As2Error("UNSUPPORTED_ALGORITHM", `this runtime's node:crypto has no ${nodeName} cipher`, {
 			cause: error,
 		});
 	}
 }
 
+function isUnknownCipher(error: unknown): boolean {
+	return (error as { code?: string }).code === "ERR_CRYPTO_UNKNOWN_CIPHER";
+}
+
 /**
  * Whether content encrypted with a cipher can be decrypted here. Node 20 on OpenSSL 3 lists
  * single DES only with the legacy provider (`node --openssl-legacy-provider`); RC2 is
- * always ours.
+ * always ours, and so is AES-CBC over the runtime's AES-ECB (Deno 2: AES-192).
  */
 export function isCipherAvailable(nodeName: string): boolean {
-	return RC2_NAME.test(nodeName.toLowerCase()) || getCiphers().includes(nodeName.toLowerCase());
+	const name = nodeName.toLowerCase();
+	const ciphers = getCiphers();
+	return (
+		RC2_NAME.test(name) ||
+		ciphers.includes(name) ||
+		(AES_CBC.test(name) && ciphers.includes(name.replace(/-cbc$/, "-ecb")))
+	);
 }
 
 /**
