@@ -1,7 +1,7 @@
 /**
  * Issue #17, "The core on every JavaScript runtime": the built @as2kit/core runs the same
  * round-trip suite (test/runtimes/roundtrip-suite.mjs: every signing digest and scheme, every
- * content cipher with both RSA key transports, compression either side of the signature, and
+ * content cipher with RSA and each OAEP key transport, compression either side of the signature, and
  * a streamed 50 MiB payload, each confirmed by a verified signed MDN) on Node, Bun, Deno and
  * Cloudflare workerd (nodejs_compat), from the binaries in root devDependencies.
  *
