@@ -1,5 +1,7 @@
 export type Runtime = "node" | "bun" | "deno" | "workerd";
 export const RUNTIMES: Runtime[];
+/** Whether the runtime binaries are installed here (linux-x64, or any CI run). */
+export const RUNTIME_BINARIES_HERE: boolean;
 
 export interface Identity {
 	key: string;

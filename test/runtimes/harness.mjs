@@ -174,3 +174,10 @@ function lastJsonLine(stdout) {
 	if (!line) throw new Error(`no JSON result in the output:\n${stdout.slice(-2000)}`);
 	return JSON.parse(line);
 }
+
+/**
+ * The runtime packages ship linux-x64 (glibc) binaries only; they are optionalDependencies so
+ * that `npm install` on another platform skips them instead of failing. There, only Node runs
+ * the suite; under CI every runtime must be installed, or the run fails.
+ */
+export const RUNTIME_BINARIES_HERE = (process.platform === "linux" && process.arch === "x64") || !!process.env.CI;

@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, createKey, register } from "../blackbox/clients.ts";
 import { createTestDatabase, pgUrl, type TestDatabase } from "../pg/databases.ts";
 import { scratchDir } from "../setup/scratch-dirs.ts";
-import { type Keys, makeKeys } from "./harness.mjs";
+import { type Keys, makeKeys, RUNTIME_BINARIES_HERE } from "./harness.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "..", "..");
@@ -38,8 +38,9 @@ afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-// Without a test PostgreSQL (never under CI: test/pg/global-setup.ts), as the other pg suites.
-describe.skipIf(pgUrl() === null).each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])(
+// Without a test PostgreSQL (never under CI: test/pg/global-setup.ts), as the other pg suites, or
+// off linux-x64 outside CI, where the runtimes' packages are not installed (harness.mjs).
+describe.skipIf(pgUrl() === null || !RUNTIME_BINARIES_HERE).each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])(
 	"createApp with storage-pg on %s",
 	(runtime) => {
 		it("registers, creates a partner, receives its signed and encrypted message with a signed MDN, lists it", async () => {
