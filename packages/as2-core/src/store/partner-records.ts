@@ -9,6 +9,23 @@ export type MdnMode = "sync" | "async" | "none";
 export type SignAlgorithm = "SHA1withRSA" | "SHA256withRSA" | "SHA384withRSA" | "SHA512withRSA";
 export type EncryptAlgorithm = "3DES" | "AES128_CBC" | "AES192_CBC" | "AES256_CBC" | "AES128_GCM" | "AES256_GCM";
 
+/** The switches that adapt what we send to a partner's implementation. */
+export interface CompatibilitySwitches {
+	signedAttributes: boolean;
+	algorithmProtection: boolean;
+	transferEncoding: "binary" | "base64";
+	compressOrder: "before-sign" | "after-sign";
+	keyEncryption: KeyEncryptionAlgorithm;
+	/** Stream with Transfer-Encoding: chunked; off by default, many AS2 servers want Content-Length. */
+	chunked: boolean;
+}
+
+/**
+ * A partner's choice: a named compatibility profile (the server's catalogue) and the switches
+ * set over it. Records written before profiles existed hold all six switches and no `profile`.
+ */
+export type CompatibilityChoice = Partial<CompatibilitySwitches> & { profile?: string | null };
+
 /** The connection, MDN and compatibility settings of a partner, beyond the spec's flat fields. */
 export interface PartnerSettings {
 	mdn: {
@@ -29,15 +46,7 @@ export interface PartnerSettings {
 	/** A custom CA (PEM) to verify the partner's TLS certificate, and/or a pinned leaf (SHA-256 of its DER, hex). */
 	tls: { caPem: string | null; pinnedSha256: string | null };
 	/** Engine switches for partners that need them (as2-anchors §C, §D). */
-	compatibility: {
-		signedAttributes: boolean;
-		algorithmProtection: boolean;
-		transferEncoding: "binary" | "base64";
-		compressOrder: "before-sign" | "after-sign";
-		keyEncryption: KeyEncryptionAlgorithm;
-		/** Stream with Transfer-Encoding: chunked; off by default, many AS2 servers want Content-Length. */
-		chunked: boolean;
-	};
+	compatibility: CompatibilityChoice;
 	/** What the partner must apply to what it sends us; null follows our own sign/encrypt flags. */
 	inbound: { requireSigned: boolean | null; requireEncrypted: boolean | null };
 }

@@ -14,6 +14,7 @@ import { apiKeyRoutes } from "./routes/api-keys.ts";
 import { as2Routes } from "./routes/as2.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { certificateRoutes } from "./routes/certificates.ts";
+import { compatibilityProfileRoutes } from "./routes/compatibility-profiles.ts";
 import { epcisRoutes } from "./routes/epcis.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
 import { messageReadRoutes } from "./routes/message-reads.ts";
@@ -66,6 +67,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/tenants", tenantRoutes());
 	app.route("/v1/partners", partnerRoutes());
 	app.route("/v1/partners", partnerCheckRoutes());
+	app.route("/v1/compatibility-profiles", compatibilityProfileRoutes());
 	app.route("/v1/accounts", masterPartnerRoutes());
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());

@@ -248,6 +248,33 @@ describe("compatibility switches change what is sent", () => {
 	});
 });
 
+// issue #17, Compatibility profiles: the `ibm-sterling` profile is what goes out. Sterling rejects
+// CMS signed attributes (pyas2-lib#76) and the RFC 6211 attribute (OpenAS2 HowTo §17.4):
+// as2-anchors §C.5, §D.9. OpenSSL prints the SignerInfo as the partner receives it.
+describe("compatibility.profile ibm-sterling: a signature without signed attributes on the wire", () => {
+	it("the message to a partner on ibm-sterling has no signed attributes; the profile cleared, they are back", async () => {
+		const patched = await t.call("PATCH", `/v1/partners/${partnerId}`, {
+			token: key,
+			// The test above set signed_attributes itself, which wins over any profile: null unsets it.
+			body: { compatibility: { profile: "ibm-sterling", signed_attributes: null, algorithm_protection: null } },
+		});
+		expect(patched.status, patched.text).toBe(200);
+		try {
+			const { request } = await sendAndCapture();
+			const { payload, report } = await readAsPartner(request);
+			expect(payload).toBe(PAYLOAD);
+			expect(report.signature?.hasSignedAttributes).toBe(false);
+			const printed = opensslSignerInfo(request);
+			expect(printed).toMatch(/^\s*signedAttrs:\s*<ABSENT>/m);
+			expect(printed).not.toMatch(/CMSAlgorithmProtection|1\.2\.840\.113549\.1\.9\.52/);
+		} finally {
+			await t.call("PATCH", `/v1/partners/${partnerId}`, { token: key, body: { compatibility: { profile: null } } });
+		}
+		const { request } = await sendAndCapture();
+		expect(opensslSignerInfo(request)).toMatch(/object: messageDigest/);
+	});
+});
+
 // issue #17 defect 2 (as2-anchors §A, key transport RSA-OAEP: pyas2-lib 1.4.4, Cleo): `key_encryption:
 // "oaep"` went out as SHA-256/MGF1-SHA-256, which pyas2-lib
 // and every peer on RFC 3560's defaults answer with decryption-failed. The partner here is

@@ -71,14 +71,27 @@ const entries = {
 		}),
 	),
 	compatibility: v.optional(
-		v.object({
-			signed_attributes: v.optional(bool),
-			algorithm_protection: v.optional(bool),
-			transfer_encoding: v.optional(v.picklist(["binary", "base64"])),
-			compress_order: v.optional(v.picklist(["before-sign", "after-sign"])),
-			key_encryption: v.optional(keyEncryptionSchema),
-			chunked: v.optional(bool),
-		}),
+		v.pipe(
+			v.object({
+				profile: v.optional(
+					v.pipe(
+						v.nullable(v.string()),
+						v.description(
+							"A named profile (GET /v1/compatibility-profiles); the switches given here win over it; null clears it",
+						),
+					),
+				),
+				signed_attributes: v.optional(v.nullable(bool)),
+				algorithm_protection: v.optional(v.nullable(bool)),
+				transfer_encoding: v.optional(v.nullable(v.picklist(["binary", "base64"]))),
+				compress_order: v.optional(v.nullable(v.picklist(["before-sign", "after-sign"]))),
+				key_encryption: v.optional(v.nullable(keyEncryptionSchema)),
+				chunked: v.optional(v.nullable(bool)),
+			}),
+			v.description(
+				"Switches for partners whose AS2 implementation needs them (GET /v1/compatibility-profiles): a profile, and switches that win over it; a switch set to null follows the profile again",
+			),
+		),
 	),
 	inbound: v.optional(
 		v.object({ require_signed: v.optional(v.nullable(bool)), require_encrypted: v.optional(v.nullable(bool)) }),
@@ -113,6 +126,7 @@ export function toPartnerInput(body: PartnerBody): PartnerInput {
 	if (body.compatibility) {
 		const c = body.compatibility;
 		settings.compatibility = strip({
+			profile: c.profile,
 			signedAttributes: c.signed_attributes,
 			algorithmProtection: c.algorithm_protection,
 			transferEncoding: c.transfer_encoding,

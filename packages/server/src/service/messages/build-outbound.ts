@@ -8,6 +8,7 @@ import {
 	toChunks,
 } from "@as2kit/core";
 import type { BlobStore, EncryptAlgorithm, MessageRecord, PartnerRecord, SignAlgorithm } from "@as2kit/core/store";
+import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
 import type { KeyMaterial } from "./key-material.ts";
 
 const CIPHER: Record<EncryptAlgorithm, ContentEncryptionAlgorithm> = {
@@ -52,6 +53,7 @@ export async function buildOutbound(
 	context: OutboundContext,
 ): Promise<PackResult> {
 	const settings = partner.settings;
+	const compatibility = effectiveCompatibility(settings.compatibility);
 	const digest = DIGEST[partner.signAlgorithm ?? DEFAULT_SIGN];
 	const options: PackOptions = {
 		payload: context.payload ?? { size: message.bytes, open: () => openPayload(context.blobs, message.payloadKey!) },
@@ -60,7 +62,7 @@ export async function buildOutbound(
 		to: message.toAs2Id,
 		messageId: message.messageId,
 		date: context.at,
-		transferEncoding: settings.compatibility.transferEncoding,
+		transferEncoding: compatibility.transferEncoding,
 		headers: { ...settings.headers, ...message.headers },
 		messageIdDomain: context.domain,
 		...(message.filename ? { filename: message.filename } : {}),
@@ -73,18 +75,18 @@ export async function buildOutbound(
 			certificate: identity.certificate,
 			chain: identity.chain,
 			digest,
-			signedAttributes: settings.compatibility.signedAttributes,
-			algorithmProtection: settings.compatibility.algorithmProtection,
+			signedAttributes: compatibility.signedAttributes,
+			algorithmProtection: compatibility.algorithmProtection,
 		};
 	}
 	if (message.encrypted) {
 		options.encrypt = {
 			certificates: [await context.keys.encryptionCertificate(message.partnerId, context.at)],
 			algorithm: CIPHER[partner.encryptAlgorithm ?? DEFAULT_ENCRYPT],
-			keyEncryption: settings.compatibility.keyEncryption,
+			keyEncryption: compatibility.keyEncryption,
 		};
 	}
-	if (message.compressed) options.compress = message.signed ? settings.compatibility.compressOrder : "before-sign";
+	if (message.compressed) options.compress = message.signed ? compatibility.compressOrder : "before-sign";
 	if (message.mdnMode !== "none") {
 		const micAlgorithm = settings.mdn.algorithm ?? digest;
 		const url = settings.mdn.url ?? context.receiptUrl;

@@ -1,6 +1,7 @@
 import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
+import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
@@ -94,7 +95,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						if (held) yield held;
 					},
 				},
-				chunked: settings.compatibility.chunked,
+				chunked: effectiveCompatibility(settings.compatibility).chunked,
 				idleTimeoutMs: settings.connection.timeoutSeconds * 1000,
 				totalTimeoutMs: Math.max(settings.connection.timeoutSeconds, config.httpTimeoutSeconds) * 1000,
 				tls: settings.tls,

@@ -8,6 +8,7 @@ import { messageIdDomain } from "../messages/submit.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
 import type { TargetGuard } from "../transport/target-guard.ts";
+import { effectiveCompatibility } from "./compatibility-profiles.ts";
 
 export interface RoundTripStep {
 	step: "build" | "transmit" | "mdn";
@@ -117,7 +118,7 @@ export async function as2RoundTrip(
 			guard,
 			headers: built.headers,
 			body: built.body,
-			chunked: partner.settings.compatibility.chunked,
+			chunked: effectiveCompatibility(partner.settings.compatibility).chunked,
 			idleTimeoutMs: partner.settings.connection.timeoutSeconds * 1000,
 			totalTimeoutMs: Math.min(60, config.httpTimeoutSeconds) * 1000,
 			tls: partner.settings.tls,

@@ -4,6 +4,7 @@ import { isValidAs2Id } from "../as2-identifier.ts";
 import { seal } from "../secrets/sealed.ts";
 import type { TargetPolicy } from "../transport/target-url.ts";
 import { FieldChecks, fieldError } from "../validation-error.ts";
+import { COMPATIBILITY_PROFILES, type CompatibilityPatch, findCompatibilityProfile } from "./compatibility-profiles.ts";
 import { checkPartnerUrl, checkReceiptUrl } from "./endpoint-url.ts";
 import type { PartnerPatch, SettingsPatch } from "./partner-patch.ts";
 
@@ -51,7 +52,7 @@ export interface SettingsInput {
 	auth?: { username: string; password: string } | null | undefined;
 	headers?: Record<string, string> | undefined;
 	tls?: { caPem?: string | null | undefined; pinnedSha256?: string | null | undefined } | undefined;
-	compatibility?: Partial<PartnerSettings["compatibility"]> | undefined;
+	compatibility?: CompatibilityPatch | undefined;
 	inbound?: Partial<PartnerSettings["inbound"]> | undefined;
 }
 
@@ -131,7 +132,17 @@ function toSettingsPatch(input: SettingsInput, options: PartnerInputOptions, fie
 		}
 		patch.tls = tls;
 	}
-	if (input.compatibility) patch.compatibility = input.compatibility;
+	const compatibility = input.compatibility;
+	if (compatibility) {
+		fields.check(() => {
+			const profile = compatibility.profile;
+			if (profile != null && !findCompatibilityProfile(profile)) {
+				const names = COMPATIBILITY_PROFILES.map((p) => p.name).join(", ");
+				throw fieldError("compatibility.profile", `is not a known profile; use one of ${names}`);
+			}
+			patch.compatibility = compatibility;
+		});
+	}
 	if (input.inbound) patch.inbound = input.inbound;
 	return patch;
 }

@@ -1,4 +1,5 @@
 import type { EncryptAlgorithm, MdnMode, PartnerRecord, PartnerSettings, SignAlgorithm } from "@as2kit/core/store";
+import { applyCompatibility, type CompatibilityPatch } from "./compatibility-profiles.ts";
 
 /**
  * A change to a partner, already validated: the spec's flat fields plus the nested
@@ -27,7 +28,7 @@ export interface SettingsPatch {
 	auth?: PartnerSettings["auth"];
 	headers?: Record<string, string>;
 	tls?: Partial<PartnerSettings["tls"]>;
-	compatibility?: Partial<PartnerSettings["compatibility"]>;
+	compatibility?: CompatibilityPatch;
 	inbound?: Partial<PartnerSettings["inbound"]>;
 }
 
@@ -43,14 +44,7 @@ export function defaultSettings(sendRetryDelays: readonly number[]): PartnerSett
 		auth: null,
 		headers: {},
 		tls: { caPem: null, pinnedSha256: null },
-		compatibility: {
-			signedAttributes: true,
-			algorithmProtection: true,
-			transferEncoding: "binary",
-			compressOrder: "before-sign",
-			keyEncryption: "rsa",
-			chunked: false,
-		},
+		compatibility: { profile: null },
 		inbound: { requireSigned: null, requireEncrypted: null },
 	};
 }
@@ -69,7 +63,9 @@ export function applySettings(settings: PartnerSettings, patch: SettingsPatch | 
 		auth: patch.auth === undefined ? settings.auth : patch.auth,
 		headers: patch.headers === undefined ? settings.headers : patch.headers,
 		tls: { ...settings.tls, ...defined(patch.tls ?? {}) },
-		compatibility: { ...settings.compatibility, ...defined(patch.compatibility ?? {}) },
+		compatibility: patch.compatibility
+			? applyCompatibility(settings.compatibility, patch.compatibility)
+			: settings.compatibility,
 		inbound: { ...settings.inbound, ...defined(patch.inbound ?? {}) },
 	};
 }

@@ -1,6 +1,7 @@
 import { KEY_ENCRYPTION_ALGORITHMS } from "@as2kit/core";
-import type { CertificateRecord } from "@as2kit/core/store";
+import type { CertificateRecord, CompatibilityChoice, CompatibilitySwitches } from "@as2kit/core/store";
 import * as v from "valibot";
+import { effectiveCompatibility, givenCompatibility } from "../partners/compatibility-profiles.ts";
 import type { EffectivePartner } from "../partners/effective-partner.ts";
 import type { PartnerPatch } from "../partners/partner-patch.ts";
 import { certificateSchema, certificateView } from "./certificate-views.ts";
@@ -36,6 +37,26 @@ export const keyEncryptionSchema = v.pipe(
 		"Key transport for the messages we encrypt: `rsa` (RSAES-PKCS1-v1_5, the default, what every AS2 product reads); `oaep` (RSAES-OAEP with RFC 3560's defaults, SHA-1 and MGF1-SHA-1: what `openssl cms -keyopt rsa_padding_mode:oaep` sends; as2kit 0.1.0 sent SHA-256 for `oaep`, which RFC-default partners cannot read); `oaep-sha256`, `oaep-sha384`, `oaep-sha512` (that hash for OAEP and MGF1, RFC 4055). Messages we receive are read whatever the partner used.",
 	),
 );
+export const compatibilitySwitchesSchema = v.object({
+	signed_attributes: v.boolean(),
+	algorithm_protection: v.boolean(),
+	transfer_encoding: v.picklist(["binary", "base64"]),
+	compress_order: v.picklist(["before-sign", "after-sign"]),
+	key_encryption: keyEncryptionSchema,
+	chunked: v.boolean(),
+});
+
+export function compatibilitySwitchesView(c: CompatibilitySwitches): v.InferOutput<typeof compatibilitySwitchesSchema> {
+	return {
+		signed_attributes: c.signedAttributes,
+		algorithm_protection: c.algorithmProtection,
+		transfer_encoding: c.transferEncoding,
+		compress_order: c.compressOrder,
+		key_encryption: c.keyEncryption,
+		chunked: c.chunked,
+	};
+}
+
 /** A partner in lists and events (interface spec, Partner). */
 export function partnerView(partner: EffectivePartner): v.InferOutput<typeof partnerSchema> {
 	const p = partner.record;
@@ -106,6 +127,18 @@ export const partnerDetailSchema = v.object({
 	last_message_at: v.pipe(nullableInstantSchema, v.description("the partner's latest message of all time")),
 	connection_status: connectionStatusSchema,
 	override_settings: v.optional(v.record(v.string(), v.unknown())),
+	compatibility: v.pipe(
+		v.object({ profile: v.nullable(v.string()), ...v.partial(compatibilitySwitchesSchema).entries }),
+		v.description(
+			"The compatibility profile and the switches set over it, as given (GET /v1/compatibility-profiles lists the profiles)",
+		),
+	),
+	effective_compatibility: v.pipe(
+		compatibilitySwitchesSchema,
+		v.description(
+			"Every switch as messages to this partner are built: the defaults, then the profile, then the switches set",
+		),
+	),
 });
 
 /** `GET /v1/partners/{id}`: the partner with its certificates, statistics and last test. */
@@ -126,7 +159,14 @@ export function partnerDetailView(
 			response_time_ms: status?.responseTimeMs ?? null,
 		},
 		...(partner.override ? { override_settings: overrideView(partner.override) } : {}),
+		compatibility: givenCompatibilityView(partner.record.settings.compatibility),
+		effective_compatibility: compatibilitySwitchesView(effectiveCompatibility(partner.record.settings.compatibility)),
 	};
+}
+
+function givenCompatibilityView(choice: CompatibilityChoice) {
+	const { profile, ...own } = givenCompatibility(choice);
+	return { profile: profile ?? null, ...snake(own) };
 }
 
 function messageStatsView(stats: PartnerMessageStats) {
@@ -218,14 +258,7 @@ export const configurationSchema = v.object({
 		headers: v.record(v.string(), v.string()),
 	}),
 	tls: v.object({ ca_certificate: v.nullable(v.string()), pinned_certificate_sha256: v.nullable(v.string()) }),
-	compatibility: v.object({
-		signed_attributes: v.boolean(),
-		algorithm_protection: v.boolean(),
-		transfer_encoding: v.picklist(["binary", "base64"]),
-		compress_order: v.picklist(["before-sign", "after-sign"]),
-		key_encryption: keyEncryptionSchema,
-		chunked: v.boolean(),
-	}),
+	compatibility: v.pipe(compatibilitySwitchesSchema, v.description("the effective switches")),
 	inbound: v.object({ require_signed: v.boolean(), require_encrypted: v.boolean() }),
 });
 
@@ -265,14 +298,7 @@ export function configurationView(
 		},
 		http: { auth: s.auth && { username: s.auth.username, password_set: true }, headers: s.headers },
 		tls: { ca_certificate: s.tls.caPem, pinned_certificate_sha256: s.tls.pinnedSha256 },
-		compatibility: {
-			signed_attributes: s.compatibility.signedAttributes,
-			algorithm_protection: s.compatibility.algorithmProtection,
-			transfer_encoding: s.compatibility.transferEncoding,
-			compress_order: s.compatibility.compressOrder,
-			key_encryption: s.compatibility.keyEncryption,
-			chunked: s.compatibility.chunked,
-		},
+		compatibility: compatibilitySwitchesView(effectiveCompatibility(s.compatibility)),
 		inbound: { require_signed: requiresSigned(partner), require_encrypted: requiresEncrypted(partner) },
 	};
 }
