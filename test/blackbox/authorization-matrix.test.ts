@@ -88,6 +88,7 @@ const TABLE: Record<string, Row> = {
 	"POST /as2/receive": PUBLIC,
 	"POST /as2/mdn": PUBLIC,
 	"GET /auth/me": { rule: { any: true }, ok: 200 },
+	"GET /v1/compatibility-profiles": { rule: { any: true }, ok: 200 },
 	"POST /auth/logout": {
 		rule: { session: true },
 		ok: 200,
