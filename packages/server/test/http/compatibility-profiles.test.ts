@@ -203,4 +203,41 @@ describe("a partner's compatibility.profile", () => {
 			chunked: true,
 		});
 	});
+
+	it("a master partner's profile is inherited; a tenant's override changes it for that tenant only", async () => {
+		const owner = await register(t, "Holding");
+		const accountKey = await createKey(t, owner.token, { scope: "account", environment: "live", permissions: ["*"] });
+		const master = await t.call("POST", `/v1/accounts/${owner.accountId}/partners`, {
+			token: accountKey,
+			body: {
+				name: "EDI Hub",
+				as2_id: "EDI-HUB",
+				url: "https://hub.example/as2",
+				compatibility: { profile: "ibm-sterling", chunked: true },
+			},
+		});
+		expect(master.status, master.text).toBe(201);
+		const id = master.json.data.id;
+		const read = async () => (await t.call("GET", `/v1/partners/${id}`, { token: accountKey })).json.data;
+		expect((await read()).effective_compatibility).toEqual({
+			...STRICT,
+			signed_attributes: false,
+			algorithm_protection: false,
+			chunked: true,
+		});
+		const override = await t.call("PATCH", `/v1/partners/${id}`, {
+			token: accountKey,
+			body: { compatibility: { profile: "axway" } },
+		});
+		expect(override.status, override.text).toBe(200);
+		expect(override.json.data.override_settings).toEqual({ compatibility: { profile: "axway" } });
+		const inherited = await read();
+		expect(inherited.compatibility).toEqual({ profile: "axway", chunked: true });
+		expect(inherited.effective_compatibility).toEqual({ ...STRICT, transfer_encoding: "base64", chunked: true });
+		const unknown = await t.call("PATCH", `/v1/partners/${id}`, {
+			token: accountKey,
+			body: { compatibility: { profile: "nope" } },
+		});
+		expect(unknown.status).toBe(422);
+	});
 });
