@@ -28,6 +28,7 @@ import {
 	pyas2SignedMdn,
 	type WireMessage,
 } from "../../packages/server/test/helpers/partner-bytes.ts";
+import { asyncMdnPartners } from "./async-mdn-partners.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
 import { call, createKey, rawRequest, register } from "./clients.ts";
 
@@ -63,50 +64,16 @@ afterAll(async () => {
 	rmSync(certs.dir, { recursive: true, force: true });
 });
 
-async function createPartner(as2Id: string, settings: Record<string, unknown>): Promise<string> {
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: {
-			name: as2Id,
-			as2_id: as2Id,
-			url: `http://127.0.0.1:${(partnerEndpoint.address() as AddressInfo).port}/as2`,
-			mdn_mode: "async",
-			mdn: { signed: true, url: `${server.base}/as2/receive` },
-			...settings,
-		},
-	});
-	expect(created.status, created.text).toBe(201);
-	const id = created.json.data.id;
-	const certificate = await call(server.base, "POST", `/v1/partners/${id}/certificates`, {
-		token: liveKey,
-		body: { name: "partner", usage: "both", certificate: partnerKey.certPem },
-	});
-	expect(certificate.status, certificate.text).toBe(201);
-	return id;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the message detail as JSON
-async function detail(id: string): Promise<any> {
-	return (await call(server.base, "GET", `/v1/messages/${id}`, { token: liveKey })).json.data;
-}
-
-/** Sends a live message and waits (bounded) until the partner has it and it awaits its MDN. */
-async function sentMessage(partnerId: string) {
-	const sent = await call(server.base, "POST", "/v1/messages", {
-		token: liveKey,
-		body: { partner_id: partnerId, content_type: "application/edifact", payload: { content: "UNB+UNOA:2'UNZ+1'" } },
-	});
-	expect(sent.status, sent.text).toBe(202);
-	for (let i = 0; i < 300; i++) {
-		const message = await detail(sent.json.data.id);
-		if (message.status !== "queued" && message.status !== "processing") {
-			expect(message).toMatchObject({ status: "sent", mdn_status: "pending" });
-			return message;
-		}
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-	throw new Error("the message was not sent in 30 s");
-}
+const partners = asyncMdnPartners({
+	base: () => server.base,
+	token: () => liveKey,
+	endpointPort: () => (partnerEndpoint.address() as AddressInfo).port,
+	certificatePem: partnerKey.certPem,
+});
+const createPartner = partners.create;
+const detail = partners.detail;
+const sentMessage = (partnerId: string) =>
+	partners.sent(partnerId, { content_type: "application/edifact", content: "UNB+UNOA:2'UNZ+1'" });
 
 async function postWithFetch(path: string, wire: WireMessage) {
 	const response = await fetch(`${server.base}${path}`, {
