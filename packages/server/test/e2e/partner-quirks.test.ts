@@ -23,7 +23,7 @@ import { eventually, startWorker } from "../helpers/worker.ts";
 
 /**
  * Issue #17, defect 6: one table of the inbound partner quirks of
- * /work/shared/research/as2-anchors.md §C and §D, each row its own test against the server.
+ * the research notes (shared/research/as2-anchors.md) §C and §D, each row its own test against the server.
  * Every partner's bytes are built with the OpenSSL CLI (`openssl cms -sign/-encrypt`) and
  * MIME assembled by hand as the partner writes it (helpers/partner-bytes.ts), never by our
  * own pack(). Messages go to /as2/receive with a signed sync MDN requested, and the MDN we
