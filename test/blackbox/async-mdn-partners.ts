@@ -3,8 +3,13 @@
  * posts to a loopback endpoint of the test and sends its MDN to the server's `/as2/receive`
  * later, so that a sent message waits in `sent` / `pending` for whatever MDN the test posts.
  */
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { expect } from "vitest";
-import { call } from "./clients.ts";
+import { startBuiltServer } from "./built-server.ts";
+import { call, createKey, register } from "./clients.ts";
 
 export interface AsyncMdnPartners {
 	/** A live partner with its certificate (usage both), async MDN; `settings` override the body. */
@@ -69,6 +74,53 @@ export function asyncMdnPartners(options: {
 				if (Date.now() > deadline) throw new Error("the message was not sent in 30 s");
 				await new Promise((resolve) => setTimeout(resolve, 100));
 			}
+		},
+	};
+}
+
+/**
+ * The world of a black-box suite that plays a partner: a partner endpoint on 127.0.0.1 (that
+ * answers 200 and hands each body to `onDelivery`), the built server allowed to reach it, a
+ * registered account with a live key, the tenant's AS2 id, and our identity certificate written
+ * to `certDir/<name>-identity.pem` for OpenSSL. `stop()` stops both servers.
+ */
+export async function startPartnerWorld(options: {
+	name: string;
+	certDir: string;
+	onDelivery?: (delivery: { contentType: string; body: Buffer }) => void;
+}) {
+	const endpoint = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on("data", (chunk: Buffer) => chunks.push(chunk));
+		req.on("end", () => {
+			options.onDelivery?.({ contentType: String(req.headers["content-type"]), body: Buffer.concat(chunks) });
+			res.writeHead(200, { "content-type": "text/plain" }).end("received");
+		});
+	});
+	await new Promise<void>((resolve) => endpoint.listen(0, "127.0.0.1", resolve));
+	const server = await startBuiltServer({
+		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
+	});
+	const user = await register(server.base);
+	const liveKey = await createKey(server.base, user.token, {
+		scope: "account",
+		environment: "live",
+		permissions: ["*"],
+	});
+	const as = { token: liveKey };
+	const tenantAs2Id: string = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, as)).json.data.as2_id;
+	const identity = (await call(server.base, "GET", "/v1/certificates?type=identity", as)).json.data[0];
+	const ourCertPath = join(options.certDir, `${options.name}-identity.pem`);
+	writeFileSync(ourCertPath, identity.certificate_pem);
+	return {
+		server,
+		endpointPort: (endpoint.address() as AddressInfo).port,
+		liveKey,
+		tenantAs2Id,
+		ourCertPath,
+		async stop() {
+			await server.stop();
+			await new Promise<void>((resolve) => endpoint.close(() => resolve()));
 		},
 	};
 }

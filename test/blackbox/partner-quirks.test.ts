@@ -17,8 +17,6 @@
  */
 import { createHash } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
@@ -32,53 +30,40 @@ import {
 	signedMessage,
 	type WireMessage,
 } from "../../packages/server/test/helpers/partner-bytes.ts";
-import { asyncMdnPartners } from "./async-mdn-partners.ts";
-import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+import { asyncMdnPartners, startPartnerWorld } from "./async-mdn-partners.ts";
+import type { BuiltServer } from "./built-server.ts";
+import { call, curl, rawRequest } from "./clients.ts";
 
 const certs = makeCertificates();
 const partnerKey = certs.selfSigned("bb-quirks-partner");
 const PAYLOAD = "ISA*00*          *00*          *ZZ*BBQUIRK*ZZ*AS2KIT~\r\nST*850*0001~\r\n";
 const ENTITY = mimeEntity(['Content-Type: application/edi-x12; name="po.x12"'], PAYLOAD);
 
-let server: BuiltServer;
-let partnerEndpoint: Server;
 /** The bodies our server POSTed to the partner endpoint, with their Content-Type. */
 const delivered: Array<{ contentType: string; body: Buffer }> = [];
+let world: Awaited<ReturnType<typeof startPartnerWorld>>;
+let server: BuiltServer;
 let liveKey: string;
 let tenantAs2Id: string;
 let ourCertPath: string;
 
 beforeAll(async () => {
-	partnerEndpoint = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (chunk: Buffer) => chunks.push(chunk));
-		req.on("end", () => {
-			delivered.push({ contentType: String(req.headers["content-type"]), body: Buffer.concat(chunks) });
-			res.writeHead(200, { "content-type": "text/plain" }).end("received");
-		});
+	world = await startPartnerWorld({
+		name: "bb-quirks",
+		certDir: certs.dir,
+		onDelivery: (delivery) => delivered.push(delivery),
 	});
-	await new Promise<void>((resolve) => partnerEndpoint.listen(0, "127.0.0.1", resolve));
-	server = await startBuiltServer({
-		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
-	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, { scope: "account", environment: "live", permissions: ["*"] });
-	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: liveKey })).json.data.as2_id;
-	const identity = (await call(server.base, "GET", "/v1/certificates?type=identity", { token: liveKey })).json.data[0];
-	ourCertPath = join(certs.dir, "bb-quirks-identity.pem");
-	writeFileSync(ourCertPath, identity.certificate_pem);
+	({ server, liveKey, tenantAs2Id, ourCertPath } = world);
 });
 afterAll(async () => {
-	await server?.stop();
-	await new Promise<void>((resolve) => partnerEndpoint.close(() => resolve()));
+	await world?.stop();
 	rmSync(certs.dir, { recursive: true, force: true });
 });
 
 const partners = asyncMdnPartners({
 	base: () => server.base,
 	token: () => liveKey,
-	endpointPort: () => (partnerEndpoint.address() as AddressInfo).port,
+	endpointPort: () => world.endpointPort,
 	certificatePem: partnerKey.certPem,
 });
 const createPartner = partners.create;

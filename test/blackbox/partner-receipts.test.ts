@@ -16,8 +16,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
@@ -28,46 +26,33 @@ import {
 	pyas2SignedMdn,
 	type WireMessage,
 } from "../../packages/server/test/helpers/partner-bytes.ts";
-import { asyncMdnPartners } from "./async-mdn-partners.ts";
-import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, rawRequest, register } from "./clients.ts";
+import { asyncMdnPartners, startPartnerWorld } from "./async-mdn-partners.ts";
+import type { BuiltServer } from "./built-server.ts";
+import { call, rawRequest } from "./clients.ts";
 
 const certs = makeCertificates();
 const partnerKey = certs.selfSigned("bb-receipts-partner");
 const forgerKey = certs.selfSigned("bb-receipts-forger");
 
+let world: Awaited<ReturnType<typeof startPartnerWorld>>;
 let server: BuiltServer;
-let partnerEndpoint: Server;
 let liveKey: string;
 let tenantAs2Id: string;
 let ourCertPath: string;
 
 beforeAll(async () => {
-	partnerEndpoint = createServer((req, res) => {
-		req.resume();
-		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("received"));
-	});
-	await new Promise<void>((resolve) => partnerEndpoint.listen(0, "127.0.0.1", resolve));
-	server = await startBuiltServer({
-		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
-	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, { scope: "account", environment: "live", permissions: ["*"] });
-	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: liveKey })).json.data.as2_id;
-	const identity = (await call(server.base, "GET", "/v1/certificates?type=identity", { token: liveKey })).json.data[0];
-	ourCertPath = join(certs.dir, "bb-receipts-identity.pem");
-	writeFileSync(ourCertPath, identity.certificate_pem);
+	world = await startPartnerWorld({ name: "bb-receipts", certDir: certs.dir });
+	({ server, liveKey, tenantAs2Id, ourCertPath } = world);
 });
 afterAll(async () => {
-	await server?.stop();
-	await new Promise<void>((resolve) => partnerEndpoint.close(() => resolve()));
+	await world?.stop();
 	rmSync(certs.dir, { recursive: true, force: true });
 });
 
 const partners = asyncMdnPartners({
 	base: () => server.base,
 	token: () => liveKey,
-	endpointPort: () => (partnerEndpoint.address() as AddressInfo).port,
+	endpointPort: () => world.endpointPort,
 	certificatePem: partnerKey.certPem,
 });
 const createPartner = partners.create;
