@@ -66,6 +66,7 @@ export const EVENT_SAMPLES: Partial<Record<EventKind, { [key: string]: Json }>> 
 		status: "failed",
 		error_code: "PARTNER_UNREACHABLE",
 		error_message: "connection refused",
+		error_hint: null,
 		failed_at: T,
 	},
 	"message.received": {

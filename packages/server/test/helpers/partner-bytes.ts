@@ -395,14 +395,15 @@ export function base64HttpBody(wire: WireMessage): WireMessage {
 /**
  * A signed MDN hand-assembled with the disposition fields exactly as given — the MDN quirks of
  * as2-anchors §D7 (folded fields, `;processed`, no Original-Recipient, error dispositions) live
- * in those lines — in a multipart/report whose parameters are `reportParams`, signed with
+ * in those lines — in a multipart/report whose parameters are `reportParams` (its human-readable
+ * part `text`), signed with
  * `openssl cms -sign` as multipart/signed. `headers` are the HTTP headers besides Content-Type.
  */
 export function handAssembledMdn(
 	dir: string,
 	fields: string[],
 	signer: Signer,
-	options: { headers: Record<string, string>; reportParams?: string },
+	options: { headers: Record<string, string>; reportParams?: string; text?: string },
 ): WireMessage {
 	const reportBoundary = "report-7f3a9c";
 	const signedBoundary = "signed-2b8e41";
@@ -414,7 +415,7 @@ export function handAssembledMdn(
 			`--${reportBoundary}`,
 			"Content-Type: text/plain",
 			"",
-			"Your message was received.",
+			options.text ?? "Your message was received.",
 			`--${reportBoundary}`,
 			"Content-Type: message/disposition-notification",
 			"",

@@ -140,6 +140,7 @@ describe("GET /v1/messages", () => {
 			delivered_at: "2026-02-01T02:00:00.000000Z",
 			error_code: null,
 			error_message: null,
+			error_hint: null,
 			created_at: "2026-02-01T01:00:00.000000Z",
 			updated_at: "2026-02-01T01:00:00.000000Z",
 		});

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import type { PartnerTestResult } from "../../service/partners/partner-tests.ts";
 import { formatInstant } from "../../service/views/instant.ts";
+import { errorHintSchema } from "../../service/views/message-views.ts";
 import { body } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { doc } from "../openapi.ts";
@@ -27,6 +28,19 @@ const validationSchema = v.object({
 			),
 		}),
 	),
+	hints: v.pipe(
+		v.array(
+			v.object({
+				...errorHintSchema.entries,
+				messages: v.pipe(v.number(), v.description("how many of the partner's latest 50 failed messages it explains")),
+				last_message_id: v.pipe(v.string(), v.description("the latest failed message it explains")),
+				last_failed_at: v.nullable(v.string()),
+			}),
+		),
+		v.description(
+			"The compatibility hints of the partner's latest failed messages (the `error_hint` of each, see GET /v1/messages/{message_id}), one per setting and value, most frequent first; empty when none.",
+		),
+	),
 });
 
 const testBodySchema = v.object({ test_type: v.picklist(["ping", "mdn", "full"]) });
@@ -49,6 +63,7 @@ const testResultSchema = v.object({
 			as2_protocol: v.optional(v.record(v.string(), v.unknown())),
 			certificate_validation: v.optional(v.record(v.string(), v.unknown())),
 			error: v.optional(v.string()),
+			hint: v.nullable(errorHintSchema),
 		}),
 		timeline: v.array(stepSchema),
 		duration_ms: v.number(),
@@ -71,7 +86,19 @@ export function partnerCheckRoutes() {
 				responses: { 200: { description: "the checks", schema: validationSchema } },
 				errors: notFound,
 			}),
-			async (c) => c.json(await c.var.service.partnerChecks.validate(c.var.principal, c.req.param("partner_id"))),
+			async (c) => {
+				const result = await c.var.service.partnerChecks.validate(c.var.principal, c.req.param("partner_id"));
+				return c.json({
+					valid: result.valid,
+					checks: result.checks,
+					hints: result.hints.map(({ messages, lastMessageId, lastFailedAt, ...hint }) => ({
+						...hint,
+						messages,
+						last_message_id: lastMessageId,
+						last_failed_at: lastFailedAt ? formatInstant(lastFailedAt) : null,
+					})),
+				});
+			},
 		)
 		.post(
 			"/:partner_id/test",
@@ -127,6 +154,7 @@ function testResponse(result: PartnerTestResult) {
 						}
 					: {}),
 				...(result.error ? { error: result.error } : {}),
+				hint: result.hint,
 			},
 			timeline: result.timeline.map((s) => ({
 				step: s.step,

@@ -1,5 +1,6 @@
 import { formatMic, type ParsedMdn } from "@as2kit/core";
 import type { As2Store, MdnData, MessagePatch, MessageRecord, RejectedMdn } from "@as2kit/core/store";
+import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { expectedMics, judgeMdn, type MdnVerdict, sameMic } from "./mdn-verdict.ts";
 import { type AlsoInTransaction, failMessage, transitionMessage } from "./message-transitions.ts";
 
@@ -30,6 +31,8 @@ export async function applyMdn(
 		patch?: MessagePatch;
 		/** More writes in the outcome's transaction (message-transitions.ts). */
 		also?: AlsoInTransaction;
+		/** The partner setting that would likely have avoided a failure (failure-hints.ts). */
+		hint?: (failure: { code: string }) => Promise<CompatibilityHint | null>;
 	},
 ): Promise<{ verdict: MdnVerdict; message: MessageRecord | null }> {
 	const { at, also } = context;
@@ -52,7 +55,7 @@ export async function applyMdn(
 		const failed = await failMessage(
 			store,
 			message,
-			{ code: verdict.code, message: verdict.message },
+			{ code: verdict.code, message: verdict.message, hint: await context.hint?.(verdict) },
 			at,
 			{ mdnStatus: verdict.mdnStatus, ...settled },
 			also,

@@ -54,7 +54,7 @@ export async function buildOutbound(
 ): Promise<PackResult> {
 	const settings = partner.settings;
 	const compatibility = effectiveCompatibility(settings.compatibility);
-	const digest = DIGEST[partner.signAlgorithm ?? DEFAULT_SIGN];
+	const digest = signDigestOf(partner);
 	const options: PackOptions = {
 		payload: context.payload ?? { size: message.bytes, open: () => openPayload(context.blobs, message.payloadKey!) },
 		contentType: message.contentType,
@@ -88,7 +88,7 @@ export async function buildOutbound(
 	}
 	if (message.compressed) options.compress = message.signed ? compatibility.compressOrder : "before-sign";
 	if (message.mdnMode !== "none") {
-		const micAlgorithm = settings.mdn.algorithm ?? digest;
+		const micAlgorithm = micAlgorithmOf(partner);
 		const url = settings.mdn.url ?? context.receiptUrl;
 		if (message.mdnMode === "async" && !url) {
 			throw new As2Error(
@@ -103,6 +103,13 @@ export async function buildOutbound(
 		};
 	}
 	return pack(options);
+}
+
+const signDigestOf = (partner: PartnerRecord): DigestAlgorithm => DIGEST[partner.signAlgorithm ?? DEFAULT_SIGN];
+
+/** The digest our MDN request asks the partner to return the MIC in (signed-receipt-micalg). */
+export function micAlgorithmOf(partner: PartnerRecord): DigestAlgorithm {
+	return partner.settings.mdn.algorithm ?? signDigestOf(partner);
 }
 
 async function* openPayload(blobs: BlobStore, key: string): AsyncIterable<Uint8Array> {

@@ -1,5 +1,6 @@
 import type { As2Store, MessagePatch, MessageRecord, MessageStatus } from "@as2kit/core/store";
 import { recordEvent } from "../events.ts";
+import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { messageEventData } from "../views/message-views.ts";
 
 type EventKind = keyof typeof messageEventData;
@@ -42,20 +43,31 @@ export async function transitionMessage(
 	});
 }
 
-/** The final failure of a message, with its error, from any state that is not final. */
+/**
+ * The final failure of a message, with its error, from any state that is not final. A `hint`
+ * (the partner setting that would likely fix it) is kept in the details as `error_hint`.
+ */
 export function failMessage(
 	store: As2Store,
 	message: MessageRecord,
-	error: { code: string; message: string },
+	error: { code: string; message: string; hint?: CompatibilityHint | null },
 	at: Date,
 	extra: MessagePatch = {},
 	also?: AlsoInTransaction,
 ) {
+	const hinted = error.hint ? { details: { ...message.details, error_hint: error.hint } } : {};
 	return transitionMessage(
 		store,
 		message,
 		["queued", "processing", "sent"],
-		{ status: "failed", failedAt: at, errorCode: error.code, errorMessage: error.message.slice(0, 1000), ...extra },
+		{
+			status: "failed",
+			failedAt: at,
+			errorCode: error.code,
+			errorMessage: error.message.slice(0, 1000),
+			...hinted,
+			...extra,
+		},
 		() => ["failed"],
 		at,
 		also,

@@ -2,6 +2,7 @@ import { isMdnEntity, type MimeHeaders, parseMdn, toChunks } from "@as2kit/core"
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { applyMdn } from "./apply-mdn.ts";
+import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import type { ReceiveResponse } from "./receive.ts";
 
@@ -96,6 +97,7 @@ export async function receiveAsyncMdn(
 		signedRequested: context.partner.settings.mdn.signed,
 		at,
 		via: "async",
+		hint: (failure) => createFailureHints(deps, keys).afterMdn(message, context.partner, mdn, failure),
 	});
 	if (verdict.outcome === "rejected") {
 		deps.logger.warn(

@@ -8,6 +8,7 @@ import { postAs2 } from "../transport/post-as2.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { buildOutbound } from "./build-outbound.ts";
+import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { failMessage, transitionMessage } from "./message-transitions.ts";
 import { nextAttemptDelaySeconds } from "./retry-policy.ts";
@@ -27,6 +28,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const { store, blobs, now, config, sealKey, logger } = deps;
 	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
+	const hints = createFailureHints(deps, keys);
 
 	return async (job, { completeIn, confirmLease, leaseLost }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
@@ -108,18 +110,17 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			});
 			const done = now();
 			if (result.status < 200 || result.status > 299) {
+				const answer = new TextDecoder().decode(result.body.subarray(0, 500));
 				const error = new As2Error(
 					TRANSIENT_STATUS.has(result.status) ? "PARTNER_UNREACHABLE" : "PARTNER_REJECTED",
 					`the partner answered HTTP ${result.status}`,
-					{
-						details: { http_status: result.status, body: new TextDecoder().decode(result.body.subarray(0, 500)) },
-					},
+					{ details: { http_status: result.status, body: answer } },
 				);
 				if (TRANSIENT_STATUS.has(result.status)) throw error;
 				await failMessage(
 					store,
 					message,
-					{ code: error.code, message: error.message },
+					{ code: error.code, message: error.message, hint: hints.afterHttpRefusal(partner, result.status, answer) },
 					done,
 					{ transmissionTimeMs: result.timeMs },
 					completeIn,
@@ -179,6 +180,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				at: done,
 				via: "sync",
 				patch: { transmissionTimeMs: result.timeMs },
+				hint: (failure) => hints.afterMdn(message, partner, mdn, failure),
 				// The job ends with the outcome, in its transaction.
 				also: completeIn,
 			});

@@ -2,6 +2,7 @@ import { createMessageId, formatMic, matchMdn, parseMdn, stripMessageId } from "
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { buildOutbound } from "../messages/build-outbound.ts";
+import { createFailureHints } from "../messages/failure-hints.ts";
 import type { KeyMaterial } from "../messages/key-material.ts";
 import { judgeMdn } from "../messages/mdn-verdict.ts";
 import { messageIdDomain } from "../messages/submit.ts";
@@ -79,6 +80,13 @@ export async function as2RoundTrip(
 		createdAt: at,
 		updatedAt: at,
 	};
+	const payload = {
+		size: text.byteLength,
+		async *open() {
+			yield text;
+		},
+	};
+	const hints = createFailureHints(deps, keys);
 	let t = performance.now();
 	let built: Awaited<ReturnType<typeof buildOutbound>>;
 	try {
@@ -88,12 +96,7 @@ export async function as2RoundTrip(
 			receiptUrl: null,
 			domain: messageIdDomain(config.publicUrl),
 			at,
-			payload: {
-				size: text.byteLength,
-				async *open() {
-					yield text;
-				},
-			},
+			payload,
 		});
 		steps.push({
 			step: "build",
@@ -130,11 +133,13 @@ export async function as2RoundTrip(
 				: null,
 		});
 		const ok = result.status >= 200 && result.status < 300;
+		const answer = ok ? "" : new TextDecoder().decode(result.body.subarray(0, 500));
+		const hint = ok ? null : hints.afterHttpRefusal(partner, result.status, answer);
 		steps.push({
 			step: "transmit",
 			status: ok ? "success" : "failure",
 			durationMs: ms(t),
-			details: { http_status: result.status },
+			details: { http_status: result.status, ...(ok ? {} : { body: answer }), ...(hint ? { hint } : {}) },
 		});
 		if (!ok) return steps;
 	} catch (error) {
@@ -152,7 +157,9 @@ export async function as2RoundTrip(
 		const mic = await built.mic();
 		const match = matchMdn(mdn, { messageId: built.messageId, mic });
 		// The verdict a real send would get from this MDN, so a test passes only where sends would.
-		const verdict = judgeMdn({ ...probe, mic: formatMic(mic) }, mdn, { signedRequested: partner.settings.mdn.signed });
+		const sent = { ...probe, mic: formatMic(mic) };
+		const verdict = judgeMdn(sent, mdn, { signedRequested: partner.settings.mdn.signed });
+		const hint = verdict.outcome === "failed" ? await hints.afterMdn(sent, partner, mdn, verdict, payload) : null;
 		const details = {
 			disposition: mdn.disposition.raw,
 			signed: mdn.signed,
@@ -162,6 +169,7 @@ export async function as2RoundTrip(
 			received_mic: mdn.mic ? formatMic(mdn.mic) : null,
 			...(verdict.outcome === "rejected" ? { rejected: verdict.reason } : {}),
 			...(verdict.outcome === "failed" ? { error_code: verdict.code, error_message: verdict.message } : {}),
+			...(hint ? { hint } : {}),
 			...(match.messageIdMatches ? {} : { error_message: "the MDN names another Original-Message-ID" }),
 		};
 		const status = match.messageIdMatches && verdict.outcome === "delivered" ? "success" : "failure";

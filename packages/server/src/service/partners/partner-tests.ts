@@ -1,10 +1,13 @@
 import { As2Error } from "@as2kit/core";
+import type { MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { KeyMaterial } from "../messages/key-material.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
+import { errorHintOf } from "../views/message-views.ts";
 import { as2RoundTrip } from "./as2-round-trip.ts";
+import type { CompatibilityHint } from "./compatibility-hints.ts";
 import { type EffectivePartner, effectivePartner } from "./effective-partner.ts";
 import { type ProbeResult, probeEndpoint } from "./probe-endpoint.ts";
 import { validatePartner } from "./validate-partner.ts";
@@ -25,8 +28,34 @@ export interface PartnerTestResult {
 	timeline: TimelineStep[];
 	probe: ProbeResult | null;
 	error: string | null;
+	/** The setting that would likely fix the failure, when a known partner quirk explains it. */
+	hint: CompatibilityHint | null;
 	durationMs: number;
 	testedAt: Date;
+}
+
+/** How many of a partner's latest failed messages validate reads for their hints. */
+const RECENT_FAILURES_READ = 50;
+
+/** A hint of the partner's recent failures, with how often and when it was last given. */
+export interface RecentHint extends CompatibilityHint {
+	messages: number;
+	lastMessageId: string;
+	lastFailedAt: Date | null;
+}
+
+/** The hints of failed messages (newest first), one per setting and value, most frequent first. */
+function recentHints(failed: MessageRecord[]): RecentHint[] {
+	const byFix = new Map<string, RecentHint>();
+	for (const message of failed) {
+		const hint = errorHintOf(message);
+		if (!hint) continue;
+		const key = `${hint.setting}=${String(hint.value)}`;
+		const seen = byFix.get(key);
+		if (seen) seen.messages += 1;
+		else byFix.set(key, { ...hint, messages: 1, lastMessageId: message.id, lastFailedAt: message.failedAt });
+	}
+	return [...byFix.values()].sort((a, b) => b.messages - a.messages);
 }
 
 /**
@@ -99,7 +128,13 @@ export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 				store.certificates.listFor({ partnerId: id }),
 				store.certificates.listFor({ identityOf: principal.tenantId }),
 			]);
-			return validatePartner(partner, { partner: partnerCertificates, identities }, now(), guard);
+			const validation = await validatePartner(partner, { partner: partnerCertificates, identities }, now(), guard);
+			const failures = await store.messages.list(
+				principal.tenantId,
+				{ partnerId: id, direction: "outbound", status: "failed", environment: principal.environment },
+				{ page: 1, perPage: RECENT_FAILURES_READ },
+			);
+			return { ...validation, hints: recentHints(failures.items) };
 		},
 
 		async test(principal: Principal, id: string, testType: PartnerTestType): Promise<PartnerTestResult> {
@@ -133,7 +168,8 @@ export function createPartnerChecks(deps: ServiceDeps, keys: KeyMaterial) {
 					responseTimeMs: probe?.responseTimeMs ?? durationMs,
 				},
 			});
-			return { success: !failed, testType, partner, timeline, probe, error, durationMs, testedAt };
+			const hint = (failed?.details.hint as CompatibilityHint | undefined) ?? null;
+			return { success: !failed, testType, partner, timeline, probe, error, hint, durationMs, testedAt };
 		},
 	};
 }

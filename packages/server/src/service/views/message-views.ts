@@ -7,6 +7,21 @@ const statusSchema = v.picklist(["queued", "processing", "sent", "delivered", "f
 const mdnStatusSchema = v.picklist(["none", "pending", "received", "failed", "timeout"]);
 const partnerRefSchema = v.object({ id: v.string(), name: v.string(), as2_id: v.string() });
 
+/** The partner setting that would likely fix a failed exchange (compatibility-hints.ts). */
+export const errorHintSchema = v.pipe(
+	v.object({
+		setting: v.pipe(v.string(), v.description("the partner field, as PATCH /v1/partners/{partner_id} takes it")),
+		value: v.pipe(v.union([v.string(), v.boolean()]), v.description("the value to set it to")),
+		profile: v.optional(
+			v.pipe(v.string(), v.description("a compatibility profile (GET /v1/compatibility-profiles) that carries it")),
+		),
+		why: v.pipe(v.string(), v.description("the partner quirk that explains the failure, with its public source")),
+	}),
+	v.description(
+		"When a known partner quirk explains the failure (a MIC that matches our content under another digest, compression order or canonicalization; a negative MDN naming signed attributes or algorithm protection; a decryption failure under other RSAES-OAEP parameters or AES-GCM; an HTTP refusal naming Content-Transfer-Encoding or chunked bodies): the setting that would likely fix it. Null otherwise.",
+	),
+);
+
 export const messageSchema = v.object({
 	id: idSchema("msg_"),
 	message_id: v.pipe(v.string(), v.description("the AS2 Message-ID, without angle brackets")),
@@ -33,6 +48,7 @@ export const messageSchema = v.object({
 	delivered_at: nullableInstantSchema,
 	error_code: v.nullable(v.string()),
 	error_message: v.nullable(v.string()),
+	error_hint: v.nullable(errorHintSchema),
 	created_at: instantSchema,
 	updated_at: instantSchema,
 });
@@ -65,9 +81,16 @@ export function messageView(message: MessageRecord): v.InferOutput<typeof messag
 		delivered_at: formatOptionalInstant(message.deliveredAt),
 		error_code: message.errorCode,
 		error_message: message.errorMessage,
+		error_hint: errorHintOf(message),
 		created_at: formatInstant(message.createdAt),
 		updated_at: formatInstant(message.updatedAt),
 	};
+}
+
+/** The hint failMessage kept in the details, when the message failed with one. */
+export function errorHintOf(message: MessageRecord): v.InferOutput<typeof errorHintSchema> | null {
+	const hint = message.details.error_hint;
+	return message.status === "failed" && v.is(errorHintSchema, hint) ? hint : null;
 }
 
 export const mdnDataSchema = v.object({
@@ -236,6 +259,7 @@ export const messageEventData = {
 		...eventBase(m),
 		error_code: m.errorCode,
 		error_message: m.errorMessage,
+		error_hint: errorHintOf(m),
 		failed_at: formatOptionalInstant(m.failedAt),
 	}),
 	received: (m: MessageRecord) => ({

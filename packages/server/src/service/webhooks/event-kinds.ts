@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { accountSchema, planLimitsSchema, tenantSchema } from "../views/account-views.ts";
+import { errorHintSchema } from "../views/message-views.ts";
 import { idSchema, instantSchema } from "../views/schema-types.ts";
 
 /**
@@ -109,7 +110,13 @@ export const EVENT_KINDS = {
 	},
 	"message.failed": {
 		trigger: "delivery failed",
-		data: v.object({ ...messageCore, error_code: v.string(), error_message: v.string(), failed_at: instantSchema }),
+		data: v.object({
+			...messageCore,
+			error_code: v.string(),
+			error_message: v.string(),
+			error_hint: v.nullable(errorHintSchema),
+			failed_at: instantSchema,
+		}),
 	},
 	"message.received": {
 		trigger: "inbound AS2 message received from a partner",
