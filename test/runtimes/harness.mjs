@@ -18,17 +18,13 @@ export const RUNTIMES = ["node", "bun", "deno", "workerd"];
 
 /** The runtime's version, as its binary reports it. */
 export function runtimeVersion(runtime) {
-	const [command, args] = {
-		node: [process.execPath, ["--version"]],
-		bun: [binary("bun"), ["--version"]],
-		deno: [binary("deno"), ["--version"]],
-		workerd: [binary("workerd"), ["--version"]],
-	}[runtime];
-	const output = execFileSync(command, args, { encoding: "utf8" });
+	const output = execFileSync(executable(runtime), ["--version"], { encoding: "utf8" });
 	return /\d+\.\d+\.\d+|\d{4}-\d{2}-\d{2}/.exec(output)?.[0] ?? output.trim();
 }
 
-function binary(runtime) {
+/** The runtime's binary; only the one asked for is looked up, so a runtime not installed fails alone. */
+function executable(runtime) {
+	if (runtime === "node") return process.execPath;
 	if (runtime === "bun") return join(packageDir("@oven/bun-linux-x64"), "bin", "bun");
 	if (runtime === "deno") return join(packageDir("@deno/linux-x64-glibc"), "deno");
 	return join(packageDir("@cloudflare/workerd-linux-64"), "bin", "workerd");
@@ -75,12 +71,13 @@ export async function runOnRuntime(runtime, { dir, mode, input, timeoutMs }) {
 	writeFileSync(inputPath, JSON.stringify(input));
 	if (runtime === "workerd") return runOnWorkerd({ dir, mode, inputPath, timeoutMs });
 	const entry = join(here, "run-suite.mjs");
-	const [command, args] = {
-		node: [process.execPath, [entry, inputPath, mode]],
-		bun: [binary("bun"), [entry, inputPath, mode]],
-		deno: [binary("deno"), ["run", "--allow-read", "--allow-env", entry, inputPath, mode]],
-	}[runtime];
-	const { stdout, peakRssBytes } = await runBounded(command, args, timeoutMs, dir);
+	const permissions = runtime === "deno" ? ["run", "--allow-read", "--allow-env"] : [];
+	const { stdout, peakRssBytes } = await runBounded(
+		executable(runtime),
+		[...permissions, entry, inputPath, mode],
+		timeoutMs,
+		dir,
+	);
 	return { ...lastJsonLine(stdout), peakRssBytes };
 }
 
@@ -125,7 +122,7 @@ const worker :Workerd.Worker = (
 );
 `,
 	);
-	const { stdout, peakRssBytes } = await runBounded(binary("workerd"), ["test", config], timeoutMs, dir);
+	const { stdout, peakRssBytes } = await runBounded(executable("workerd"), ["test", config], timeoutMs, dir);
 	return { ...lastJsonLine(stdout), peakRssBytes };
 }
 
