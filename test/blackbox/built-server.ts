@@ -43,6 +43,8 @@ export interface StartOptions {
 	args?: string[];
 	/** Force a store regardless of AS2KIT_TEST_STORE. */
 	store?: "sqlite" | "pg";
+	/** The Node binary that runs it (default: this process's; test/runtimes runs Node 22/24). */
+	node?: string;
 }
 
 /** Starts the built server and resolves once it logs "as2kit listening". */
@@ -66,7 +68,7 @@ export async function startBuiltServer(options: StartOptions = {}): Promise<Buil
 			AS2_SHUTDOWN_TIMEOUT_SECONDS: "5",
 			...options.env,
 		};
-		const child = spawn(process.execPath, [ENTRY, ...(options.args ?? [])], {
+		const child = spawn(options.node ?? process.execPath, [ENTRY, ...(options.args ?? [])], {
 			cwd: dir,
 			env,
 			stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,6 @@
-export type Runtime = "node" | "bun" | "deno" | "workerd";
+export type Runtime = "node" | NodeVersion | "bun" | "deno" | "workerd";
+/** Node 22 and 24 beside the project's own Node 20 (node-versions.mjs). */
+export type NodeVersion = "node22" | "node24";
 export const RUNTIMES: Runtime[];
 /** Whether the runtime binaries are installed here (linux-x64, or any CI run). */
 export const RUNTIME_BINARIES_HERE: boolean;
@@ -30,6 +32,8 @@ export interface BenchResult {
 }
 
 export function runtimeVersion(runtime: Runtime): string;
+/** Installs Node 22/24 on first use: null when ready, else why not (outside CI; under CI it rejects). */
+export function prepareRuntime(runtime: Runtime, install?: () => Promise<void>): Promise<string | null>;
 export function makeKeys(dir: string): Keys;
 export function runOnRuntime(
 	runtime: Runtime,

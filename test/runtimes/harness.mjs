@@ -1,11 +1,13 @@
 // Runs test/runtimes/roundtrip-suite.mjs on each JavaScript runtime, from the binaries the npm
-// registry ships in root devDependencies (nothing is downloaded at test time). Shared by
+// registry ships: Bun, Deno and workerd in root optionalDependencies, Node 22 and 24 in
+// node-versions/ (node-versions.mjs); Node 20 is the project's own. Shared by
 // test/runtimes/runtimes.test.ts and packages/as2-core/bench/runtimes.mjs.
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { installNodeVersions, NODE_VERSIONS, nodeVersionBinary } from "./node-versions.mjs";
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -14,7 +16,7 @@ const packageDir = (name) => dirname(require.resolve(`${name}/package.json`));
 /** workerd refuses a compatibility date later than its own build; this one predates the pinned workerd. */
 const WORKERD_COMPATIBILITY_DATE = "2026-11-01";
 
-export const RUNTIMES = ["node", "bun", "deno", "workerd"];
+export const RUNTIMES = ["node", ...NODE_VERSIONS, "bun", "deno", "workerd"];
 
 /** The runtime's version, as its binary reports it. */
 export function runtimeVersion(runtime) {
@@ -25,9 +27,27 @@ export function runtimeVersion(runtime) {
 /** The runtime's binary; only the one asked for is looked up, so a runtime not installed fails alone. */
 function executable(runtime) {
 	if (runtime === "node") return process.execPath;
+	if (NODE_VERSIONS.includes(runtime)) return nodeVersionBinary(runtime);
 	if (runtime === "bun") return join(packageDir("@oven/bun-linux-x64"), "bin", "bun");
 	if (runtime === "deno") return join(packageDir("@deno/linux-x64-glibc"), "deno");
 	return join(packageDir("@cloudflare/workerd-linux-64"), "bin", "workerd");
+}
+
+/**
+ * Installs what `runtime` needs before its first run (Node 22/24 come on first use:
+ * node-versions.mjs). Resolves null when it is ready. When it cannot be installed (a developer
+ * offline), resolves with the reason, for the caller to show; under CI that rejects instead.
+ */
+export async function prepareRuntime(runtime, install = installNodeVersions) {
+	if (!NODE_VERSIONS.includes(runtime)) return null;
+	try {
+		await install();
+		return null;
+	} catch (error) {
+		if (process.env.CI) throw error;
+		console.warn(`${runtime} does not run here: ${error.message}`);
+		return error.message;
+	}
 }
 
 /** Two RSA-2048 identities made with the OpenSSL CLI, as PEM text. */
@@ -174,7 +194,8 @@ function lastJsonLine(stdout) {
 
 /**
  * The runtime packages ship linux-x64 (glibc) binaries only; they are optionalDependencies so
- * that `npm install` on another platform skips them instead of failing. There, only Node runs
- * the suite; under CI every runtime must be installed, or the run fails.
+ * that `npm install` on another platform skips them instead of failing (and Node 22/24 are
+ * installed on linux-x64 only). There, only the project's Node runs the suite; under CI every
+ * runtime must be installed, or the run fails.
  */
 export const RUNTIME_BINARIES_HERE = (process.platform === "linux" && process.arch === "x64") || !!process.env.CI;
