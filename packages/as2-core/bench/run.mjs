@@ -2,7 +2,7 @@
 // (a) small-message round trips per second on one core vs the RSA-2048 private-key ceiling;
 // (b) 1 GB sign + encrypt build and parse vs `openssl cms -sign -stream | openssl cms -encrypt -stream`;
 // (c) `epcis`: EPCIS validation events/s and peak RSS at 10 MB and 50 MB vs `xmllint --stream --schema`;
-// (d) `runtimes`: (a)'s round trip per second on Bun, Deno and workerd beside Node (issue #17).
+// (d) `runtimes`: (a)'s round trip per second on Node 22/24, Bun, Deno and workerd beside Node 20 (issue #17).
 // Figures: median of several runs, with min–max as the machine's noise.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
