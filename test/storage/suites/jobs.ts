@@ -52,6 +52,24 @@ export const jobTests = {
 		expect(await store.jobs.claim({ ...lease, limit: 1, now: at(199) })).toHaveLength(0);
 		expect(await store.jobs.claim({ ...lease, limit: 1, now: at(200) })).toHaveLength(1);
 	},
+	"jobs - cancelByKey and rescheduleByKey act on an unheld job only": async ({ store }) => {
+		const job = (await store.jobs.enqueue({ kind: "send", key: "send:1", payload: {}, runAt: at(100) }, T0))!;
+		expect(await store.jobs.rescheduleByKey("send:1", T0, T0)).toBe("done");
+		expect(await store.jobs.get(job.id)).toMatchObject({ runAt: T0 });
+		expect(await store.jobs.rescheduleByKey("send:none", T0, T0)).toBe("none");
+		expect(await store.jobs.cancelByKey("send:none", T0)).toBe("none");
+		// Held by a worker: left to it, until its lease runs out.
+		await store.jobs.claim({ ...lease, limit: 1, now: T0 });
+		expect(await store.jobs.cancelByKey("send:1", T0)).toBe("leased");
+		expect(await store.jobs.rescheduleByKey("send:1", T0, T0)).toBe("leased");
+		expect(await store.jobs.get(job.id)).not.toBeNull();
+		const expired = at(lease.leaseMs + 1);
+		expect(await store.jobs.cancelByKey("send:1", expired)).toBe("done");
+		expect(await store.jobs.get(job.id)).toBeNull();
+		expect(await store.jobs.complete(job.id, "w1")).toBe(false);
+		// The key is free for a new job.
+		expect(await store.jobs.enqueue({ kind: "send", key: "send:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
+	},
 	"jobs - kinds filter claims; keys de-duplicate live jobs only": async ({ store }) => {
 		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
 		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).toBeNull();

@@ -30,6 +30,9 @@ export interface NewJob {
 	runAt: Date;
 }
 
+/** What an action on a job by its key did: acted, left to the worker holding it, or no such job. */
+export type KeyedJobOutcome = "done" | "leased" | "none";
+
 export interface ClaimOptions {
 	/** Only these kinds; all kinds when omitted. */
 	kinds?: readonly string[];
@@ -54,6 +57,13 @@ export interface JobStore {
 	retry(id: string, workerId: string, options: { runAt: Date; error: string }): Promise<boolean>;
 	/** Extends a lease still held; false when it was lost. */
 	extendLease(id: string, workerId: string, lockedUntil: Date): Promise<boolean>;
+	/**
+	 * Removes the job `key` names unless a worker holds its lease now (a job being run is left to
+	 * its worker): "done", "leased", or "none" when no job has the key.
+	 */
+	cancelByKey(key: string, now: Date): Promise<KeyedJobOutcome>;
+	/** Moves the job `key` names to run at `runAt`, unless a worker holds its lease now. */
+	rescheduleByKey(key: string, runAt: Date, now: Date): Promise<KeyedJobOutcome>;
 	get(id: string): Promise<JobRecord | null>;
 	/** Jobs not completed, for operators and tests: optionally of one kind. */
 	list(options?: { kind?: string }): Promise<JobRecord[]>;

@@ -41,6 +41,11 @@ const claimSql = (
 const CLAIM = claimSql(false);
 const CLAIM_KINDS = claimSql(true);
 const COMPLETE = 'delete from "jobs" where "id" = $1 and "locked_by" = $2 returning "id"';
+// One statement each, so that no claim comes between the check of the lease and the change.
+const UNHELD_KEY = `"key" = $1 and ("locked_until" is null or "locked_until" < $2)`;
+const CANCEL_KEY = `delete from "jobs" where ${UNHELD_KEY} returning "id"`;
+const RESCHEDULE_KEY = `update "jobs" set "run_at" = $3 where ${UNHELD_KEY} returning "id"`;
+const HAS_KEY = `select 1 from "jobs" where "key" = $1`;
 
 export function createJobStore(runner: Runner): JobStore {
 	return {
@@ -89,6 +94,15 @@ export function createJobStore(runner: Runner): JobStore {
 			onHeld(id, workerId, (where) =>
 				runner.run((db) => db.update(jobs).set({ lockedUntil }).where(where.sql)).then((result) => result.rowCount),
 			),
+		cancelByKey: async (key, now) => {
+			if ((await runner.query(CANCEL_KEY, [key, now.toISOString()])).length === 1) return "done";
+			return (await runner.query(HAS_KEY, [key])).length > 0 ? "leased" : "none";
+		},
+		rescheduleByKey: async (key, runAt, now) => {
+			if ((await runner.query(RESCHEDULE_KEY, [key, now.toISOString(), runAt.toISOString()])).length === 1)
+				return "done";
+			return (await runner.query(HAS_KEY, [key])).length > 0 ? "leased" : "none";
+		},
 		get: async (id) => {
 			const numeric = jobId(id);
 			if (numeric === null) return null;

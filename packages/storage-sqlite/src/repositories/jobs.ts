@@ -13,6 +13,11 @@ const HELD_BY = `"id" = ? and "locked_by" = ?`;
 const COMPLETE = `delete from "jobs" where ${HELD_BY}`;
 const RETRY = `update "jobs" set "locked_by" = null, "locked_until" = null, "run_at" = ?, "last_error" = ? where ${HELD_BY}`;
 const EXTEND = `update "jobs" set "locked_until" = ? where ${HELD_BY}`;
+// One statement each, so that no claim comes between the check of the lease and the change.
+const UNHELD_KEY = `"key" = ? and ("locked_until" is null or "locked_until" < ?)`;
+const CANCEL_KEY = `delete from "jobs" where ${UNHELD_KEY}`;
+const RESCHEDULE_KEY = `update "jobs" set "run_at" = ? where ${UNHELD_KEY}`;
+const HAS_KEY = `select 1 from "jobs" where "key" = ?`;
 
 /**
  * The due jobs a claim takes, in claim order. Unary + keeps SQLite from filtering through the
@@ -72,6 +77,16 @@ export function createJobStore(exec: Exec): JobStore {
 			exec((db) => db.$client.prepare(RETRY).run(runAt.getTime(), error, Number(id), workerId).changes === 1),
 		extendLease: (id, workerId, lockedUntil) =>
 			exec((db) => db.$client.prepare(EXTEND).run(lockedUntil.getTime(), Number(id), workerId).changes === 1),
+		cancelByKey: (key, now) =>
+			exec((db) => {
+				if (db.$client.prepare(CANCEL_KEY).run(key, now.getTime()).changes === 1) return "done";
+				return db.$client.prepare(HAS_KEY).get(key) ? "leased" : "none";
+			}),
+		rescheduleByKey: (key, runAt, now) =>
+			exec((db) => {
+				if (db.$client.prepare(RESCHEDULE_KEY).run(runAt.getTime(), key, now.getTime()).changes === 1) return "done";
+				return db.$client.prepare(HAS_KEY).get(key) ? "leased" : "none";
+			}),
 		get: (id) =>
 			exec((db) => {
 				const row = db
