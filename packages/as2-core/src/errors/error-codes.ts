@@ -48,9 +48,13 @@ export const ERROR_CODES = {
 	CONFLICT: { type: "validation_error", status: 409 },
 	/** A request with the same Idempotency-Key is still running after the wait. */
 	IDEMPOTENCY_IN_PROGRESS: { type: "validation_error", status: 409 },
+	/** A message action (retry, cancel, resend) that its status does not allow. */
+	INVALID_MESSAGE_STATE: { type: "validation_error", status: 409 },
 	SERVICE_UNAVAILABLE: { type: "server_error", status: 503 },
 	// messages (spec: Message errors)
 	PARTNER_NOT_FOUND: { type: "resource_error", status: 404 },
+	/** The error_code of a message cancelled before it was sent (POST /v1/messages/{id}/cancel). */
+	CANCELLED: { type: "transmission_error", status: 409 },
 	PARTNER_INACTIVE: { type: "transmission_error", status: 400 },
 	PAYLOAD_TOO_LARGE: { type: "validation_error", status: 413 },
 	INVALID_CONTENT_TYPE: { type: "validation_error", status: 400 },

@@ -17,6 +17,7 @@ import { certificateRoutes } from "./routes/certificates.ts";
 import { compatibilityProfileRoutes } from "./routes/compatibility-profiles.ts";
 import { epcisRoutes } from "./routes/epcis.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
+import { messageActionRoutes } from "./routes/message-actions.ts";
 import { messageReadRoutes } from "./routes/message-reads.ts";
 import { messageSubmitRoutes } from "./routes/message-submit.ts";
 import { operationRoutes } from "./routes/operations.ts";
@@ -71,6 +72,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/accounts", masterPartnerRoutes());
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
+	app.route("/v1/messages", messageActionRoutes());
 	app.route("/v1/messages", messageReadRoutes());
 	app.route("/v1/epcis", epcisRoutes());
 	app.route("/as2", as2Routes(clientIp));

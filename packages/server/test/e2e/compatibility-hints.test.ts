@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Background } from "../../src/service/jobs/background.ts";
 import { makeCertificates } from "../helpers/certs.ts";
 import {
+	createPartnerWithCertificate,
 	type PartnerAnswer,
 	type PartnerRequest,
 	partnerMdn,
@@ -57,9 +58,9 @@ afterAll(async () => {
 /** A live partner on the endpoint, sync signed MDN unless `settings` say otherwise. */
 async function partner(as2Id: string, settings: Record<string, unknown>, answer: (r: PartnerRequest) => PartnerAnswer) {
 	partners.answer(as2Id, answer);
-	const created = await t.call("POST", "/v1/partners", {
-		token: key,
-		body: {
+	return createPartnerWithCertificate(
+		(path, body) => t.call("POST", path, { token: key, body }),
+		{
 			name: as2Id,
 			as2_id: as2Id,
 			url: partners.url,
@@ -67,15 +68,8 @@ async function partner(as2Id: string, settings: Record<string, unknown>, answer:
 			mdn: { signed: true },
 			...settings,
 		},
-	});
-	expect(created.status, created.text).toBe(201);
-	const id = created.json.data.id as string;
-	const certificate = await t.call("POST", `/v1/partners/${id}/certificates`, {
-		token: key,
-		body: { name: "partner", usage: "both", certificate: partnerKey.certPem },
-	});
-	expect(certificate.status, certificate.text).toBe(201);
-	return id;
+		partnerKey.certPem,
+	);
 }
 
 /** Sends a live message and answers its detail once it is settled (delivered, failed, or sent awaiting an async MDN). */

@@ -141,6 +141,9 @@ describe("GET /v1/messages", () => {
 			error_code: null,
 			error_message: null,
 			error_hint: null,
+			next_attempt_at: null,
+			resent_from: null,
+			resent_as: [],
 			created_at: "2026-02-01T01:00:00.000000Z",
 			updated_at: "2026-02-01T01:00:00.000000Z",
 		});

@@ -4,6 +4,7 @@ import type { JobHandler } from "../jobs/worker.ts";
 import { createInboundConcurrency } from "./inbound-concurrency.ts";
 import { createKeyMaterial } from "./key-material.ts";
 import { MDN_TIMEOUT_SCAN, mdnTimeoutHandler } from "./mdn-timeout.ts";
+import { createMessageActions } from "./message-actions.ts";
 import { createReceiver } from "./receive.ts";
 import { createReceiveHandler } from "./receive-job.ts";
 import { createSendHandler } from "./send.ts";
@@ -24,9 +25,11 @@ export function createMessagePipeline(deps: ServiceDeps) {
 		[MDN_TIMEOUT_SCAN.name]: mdnTimeoutHandler(deps),
 		[EPCIS_INDEX_JOB]: createEpcisIndexHandler(deps),
 	};
+	const submit = createSubmit(deps, keys);
 	return {
 		keys,
-		submit: createSubmit(deps, keys),
+		submit,
+		actions: createMessageActions(deps, submit),
 		receive: createReceiver(deps, keys, inbound),
 		/** This instance's bound of inbound work (inbound-concurrency.ts). */
 		inbound,

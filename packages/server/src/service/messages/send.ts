@@ -1,4 +1,5 @@
 import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
+import type { MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
@@ -39,7 +40,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			store,
 			found,
 			["queued", "processing"],
-			{ status: "processing", attempts: found.attempts + 1, lastAttemptAt: at },
+			{ status: "processing", attempts: found.attempts + 1, lastAttemptAt: at, details: withoutNextAttempt(found) },
 			() => [],
 			at,
 		);
@@ -198,12 +199,20 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				await failMessage(store, message, { code, message: text }, failed, {}, completeIn);
 				return;
 			}
+			const next = new Date(failed.getTime() + delay * 1000);
 			await store.messages.update(message.id, {
 				errorCode: code,
 				errorMessage: text.slice(0, 1000),
+				details: { ...message.details, next_attempt_at: next.toISOString() },
 				updatedAt: failed,
 			});
-			throw new RetryJob(new Date(failed.getTime() + delay * 1000), `${code}: ${text}`);
+			throw new RetryJob(next, `${code}: ${text}`);
 		}
 	};
+}
+
+/** The details without the time of a retry: this attempt is it. */
+function withoutNextAttempt(message: MessageRecord): MessageRecord["details"] {
+	const { next_attempt_at: _next, ...details } = message.details;
+	return details;
 }

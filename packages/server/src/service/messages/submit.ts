@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
-import type { BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
+import type { As2Store, BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
 import { checkMessageAllowance, countLiveMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
@@ -29,6 +29,8 @@ export interface SubmitInput {
 	compress?: boolean | undefined;
 	mdnMode?: "sync" | "async" | "none" | undefined;
 	scheduledAt?: Date | undefined;
+	/** The message this one resends (message-actions.ts): linked both ways in the same transaction. */
+	resentFrom?: string | undefined;
 }
 
 const PRIORITY: Record<MessagePriority, number> = { high: 20, normal: 10, low: 0 };
@@ -130,11 +132,15 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					errorCode: null,
 					errorMessage: null,
 					transmissionTimeMs: null,
-					details: { payload_sha256: stored.sha256 },
+					details: {
+						payload_sha256: stored.sha256,
+						...(input.resentFrom ? { resent_from: input.resentFrom } : {}),
+					},
 					createdAt: at,
 					updatedAt: at,
 				};
 				await tx.messages.create(record);
+				if (input.resentFrom) await linkResend(tx, input.resentFrom, record.id, at);
 				if (record.environment === "live") await countLiveMessage(tx, account, config, record.bytes, at);
 				await recordEvent(
 					tx,
@@ -168,6 +174,17 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			throw error;
 		}
 	};
+}
+
+/** The original names its resends, oldest first (`resent_as`). */
+async function linkResend(tx: As2Store, originalId: string, resendId: string, at: Date): Promise<void> {
+	const original = await tx.messages.getById(originalId);
+	if (!original) return;
+	const resentAs = Array.isArray(original.details.resent_as) ? original.details.resent_as : [];
+	await tx.messages.update(originalId, {
+		details: { ...original.details, resent_as: [...resentAs, resendId] },
+		updatedAt: at,
+	});
 }
 
 /** The right-hand side of our Message-IDs: the public host, so partners see where messages come from. */

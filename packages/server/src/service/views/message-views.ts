@@ -49,6 +49,12 @@ export const messageSchema = v.object({
 	error_code: v.nullable(v.string()),
 	error_message: v.nullable(v.string()),
 	error_hint: v.nullable(errorHintSchema),
+	next_attempt_at: v.pipe(
+		nullableInstantSchema,
+		v.description("Outbound: when the next transmission attempt is due, while one is scheduled after a failed attempt"),
+	),
+	resent_from: v.pipe(v.nullable(v.string()), v.description("the message this one resends (POST …/resend)")),
+	resent_as: v.pipe(v.array(v.string()), v.description("the messages that resend this one, oldest first")),
 	created_at: instantSchema,
 	updated_at: instantSchema,
 });
@@ -82,9 +88,19 @@ export function messageView(message: MessageRecord): v.InferOutput<typeof messag
 		error_code: message.errorCode,
 		error_message: message.errorMessage,
 		error_hint: errorHintOf(message),
+		next_attempt_at: nextAttemptOf(message),
+		resent_from: typeof message.details.resent_from === "string" ? message.details.resent_from : null,
+		resent_as: Array.isArray(message.details.resent_as) ? message.details.resent_as.map(String) : [],
 		created_at: formatInstant(message.createdAt),
 		updated_at: formatInstant(message.updatedAt),
 	};
+}
+
+/** The retry the send job scheduled (send.ts), while the message still waits for it. */
+function nextAttemptOf(message: MessageRecord): string | null {
+	const next = message.details.next_attempt_at;
+	if (typeof next !== "string" || (message.status !== "processing" && message.status !== "queued")) return null;
+	return formatOptionalInstant(new Date(next));
 }
 
 /** The hint failMessage kept in the details, when the message failed with one. */
