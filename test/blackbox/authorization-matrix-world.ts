@@ -73,6 +73,10 @@ export interface World {
 		webhook(tenant: TenantName): Promise<string>;
 		key(tenant: TenantName): Promise<string>;
 		master(account: AccountName): Promise<string>;
+		/** A message queued for tomorrow (never sent: the matrix server runs no worker). */
+		message(tenant: TenantName): Promise<string>;
+		/** A message cancelled before it was sent (failed CANCELLED): what a resend takes. */
+		cancelledMessage(tenant: TenantName): Promise<string>;
 		/** A new session of A's owner. */
 		session(): Promise<string>;
 	};
@@ -291,20 +295,13 @@ export async function buildWorld(base: string): Promise<World> {
 				)
 			).json.data.id as string;
 
-		const objects = async (tenant: TenantName): Promise<TenantObjects> => {
-			const [partner, sendTo, webhook, victim] = await Promise.all([
-				newPartner(tenant),
-				newPartner(tenant),
-				newWebhook(tenant),
-				newKey(tenant),
-			]);
-			const certificate = await newCertificate(partner);
-			const message = (
+		const newMessage = async (tenant: TenantName, partnerId: string) =>
+			(
 				await ok(
 					call(base, "POST", "/v1/messages", {
 						...inTenant(tenant),
 						body: {
-							partner_id: sendTo,
+							partner_id: partnerId,
 							content_type: "text/plain",
 							payload: { content: "matrix" },
 							scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
@@ -313,6 +310,15 @@ export async function buildWorld(base: string): Promise<World> {
 					"message",
 				)
 			).json.data.id as string;
+		const objects = async (tenant: TenantName): Promise<TenantObjects> => {
+			const [partner, sendTo, webhook, victim] = await Promise.all([
+				newPartner(tenant),
+				newPartner(tenant),
+				newWebhook(tenant),
+				newKey(tenant),
+			]);
+			const certificate = await newCertificate(partner);
+			const message = await newMessage(tenant, sendTo);
 			const delivery = (
 				await ok(call(base, "POST", `/v1/webhook-endpoints/${webhook}/test`, inTenant(tenant)), "delivery")
 			).json.data.delivery_id as string;
@@ -326,6 +332,7 @@ export async function buildWorld(base: string): Promise<World> {
 		};
 		const [A1, A2, B1] = await Promise.all((["A1", "A2", "B1"] as const).map(objects));
 		const tenants = { A1: A1!, A2: A2!, B1: B1! };
+		const freshMessage = (tenant: TenantName) => newMessage(tenant, tenants[tenant].sendTo);
 		const partnerOf = (tenant: TenantName) => tenants[tenant].partner;
 		const accounts: Record<AccountName, AccountObjects> = {
 			A: {
@@ -369,6 +376,12 @@ export async function buildWorld(base: string): Promise<World> {
 				webhook: newWebhook,
 				key: newKey,
 				master: newMaster,
+				message: freshMessage,
+				cancelledMessage: async (tenant) => {
+					const id = await freshMessage(tenant);
+					await ok(call(base, "POST", `/v1/messages/${id}/cancel`, inTenant(tenant)), "cancel");
+					return id;
+				},
 				session: login,
 			},
 			requests: () => requests,

@@ -214,6 +214,19 @@ const TABLE: Record<string, Row> = {
 	"GET /v1/messages": { rule: T("messages:read"), ok: 200 },
 	"GET /v1/messages/{message_id}": { rule: T("messages:read"), ok: 200, target: "resource" },
 	"GET /v1/messages/{message_id}/payload": { rule: T("messages:read"), ok: 200, target: "resource" },
+	"POST /v1/messages/{message_id}/retry": { rule: T("messages:write"), ok: 200, target: "resource" },
+	"POST /v1/messages/{message_id}/cancel": {
+		rule: T("messages:write"),
+		ok: 200,
+		target: "resource",
+		consumes: async (w, r) => ({ params: { message_id: await w.fresh.message(RELATION_TENANT[r]) } }),
+	},
+	"POST /v1/messages/{message_id}/resend": {
+		rule: T("messages:write"),
+		ok: 202,
+		target: "resource",
+		consumes: async (w, r) => ({ params: { message_id: await w.fresh.cancelledMessage(RELATION_TENANT[r]) } }),
+	},
 	"POST /v1/epcis/validate": { rule: T("messages:read"), ok: 200, body: () => ({ document: "<matrix/>" }) },
 	"POST /v1/epcis/query": {
 		rule: T("messages:read"),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
 import type { Signer } from "../../packages/server/test/helpers/partner-bytes.ts";
 import {
+	createPartnerWithCertificate,
 	type PartnerAnswer,
 	type PartnerRequest,
 	partnerMdn,
@@ -56,9 +57,9 @@ afterAll(async () => {
 
 async function partner(as2Id: string, settings: Record<string, unknown>, answer: (r: PartnerRequest) => PartnerAnswer) {
 	partners.answer(as2Id, answer);
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: {
+	return createPartnerWithCertificate(
+		(path, body) => call(server.base, "POST", path, { token: liveKey, body }),
+		{
 			name: as2Id,
 			as2_id: as2Id,
 			url: partners.url,
@@ -66,15 +67,8 @@ async function partner(as2Id: string, settings: Record<string, unknown>, answer:
 			mdn: { signed: true },
 			...settings,
 		},
-	});
-	expect(created.status, created.text).toBe(201);
-	const id = created.json.data.id as string;
-	const certificate = await call(server.base, "POST", `/v1/partners/${id}/certificates`, {
-		token: liveKey,
-		body: { name: "partner", usage: "both", certificate: partnerKey.certPem },
-	});
-	expect(certificate.status, certificate.text).toBe(201);
-	return id;
+		partnerKey.certPem,
+	);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the message detail as JSON

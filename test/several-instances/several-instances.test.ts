@@ -123,6 +123,68 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		expect(list.json.data.filter((p: { as2_id: string }) => p.as2_id === body.as2_id)).toHaveLength(1);
 	});
 
+	it("act on one message from every instance at once: one retry and one cancel win, the rest are 409", async () => {
+		const { key } = await register("Actions");
+		// The partner refuses the first transmission, then accepts (no MDN asked: 2xx is the end).
+		const partnerEndpoint = await startReceiver((_, index) => (index === 0 ? 400 : 200));
+		try {
+			const partner = await instances[0]!.call("POST", "/v1/partners", {
+				token: key,
+				body: {
+					name: "Flaky",
+					as2_id: `FLAKY-${randomUUID().slice(0, 8)}`,
+					url: partnerEndpoint.url,
+					sign: false,
+					encrypt: false,
+					mdn_mode: "none",
+				},
+			});
+			expect(partner.status, partner.text).toBe(201);
+			const send = async (extra: Record<string, unknown> = {}) => {
+				const sent = await instances[1]!.call("POST", "/v1/messages", {
+					token: key,
+					body: { partner_id: partner.json.data.id, content_type: "text/plain", payload: { content: "x" }, ...extra },
+				});
+				expect(sent.status, sent.text).toBe(202);
+				return sent.json.data.id as string;
+			};
+			const statusOf = async (id: string) =>
+				(await instances[2]!.call("GET", `/v1/messages/${id}`, { token: key })).json.data;
+
+			const failing = await send();
+			await eventually(async () => ((await statusOf(failing)).status === "failed" ? true : null), 30_000);
+			const retries = await Promise.all(
+				[0, 1, 2, 0, 1, 2].map((i) => instances[i]!.call("POST", `/v1/messages/${failing}/retry`, { token: key })),
+			);
+			// The first queues it again; one that comes after finds it queued and due (200) or being
+			// sent (409): never a second transmission.
+			const statuses = retries.map((r) => r.status);
+			expect(statuses, retries.map((r) => r.text).join("\n")).toContain(200);
+			expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+			const sent = await eventually(async () => {
+				const message = await statusOf(failing);
+				return message.status === "sent" ? message : null;
+			}, 30_000);
+			expect(sent.attempts).toBe(2);
+			expect(partnerEndpoint.requests.map((r) => r.headers["message-id"])).toEqual([
+				`<${sent.message_id}>`,
+				`<${sent.message_id}>`,
+			]);
+
+			const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+			const scheduled = await send({ scheduled_at: tomorrow });
+			const cancels = await Promise.all(
+				[0, 1, 2].map((i) => instances[i]!.call("POST", `/v1/messages/${scheduled}/cancel`, { token: key })),
+			);
+			expect(cancels.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+			expect(await statusOf(scheduled)).toMatchObject({ status: "failed", error_code: "CANCELLED" });
+			const jobs = await sql.query("select count(*)::int as n from jobs where key = $1", [`send:${scheduled}`]);
+			expect(jobs.rows[0].n).toBe(0);
+		} finally {
+			await partnerEndpoint.close();
+		}
+	});
+
 	it(`deliver ${MESSAGES} live messages once each, one instance SIGKILLed midway, webhooks one at a time`, async () => {
 		const { key, tenantId } = await register("Sender");
 		const call = instances[0]!.call;
