@@ -1,0 +1,535 @@
+/**
+ * An independent AS2 peer (RFC 4130) for the interop matrix: its crypto is only the OpenSSL
+ * CLI (`openssl cms`, `openssl dgst`, spawned with execFile on files in temporary directories
+ * removed after each operation), its HTTP is `node:http` (a loopback server on a port it
+ * picks) and `fetch`, its MIME is a few lines of its own (openssl-peer-mime.ts). Nothing of
+ * `@as2kit/core` is imported: what it verifies, it verifies on its own.
+ *
+ * - Receiving (`url`): decrypts (`cms -decrypt`, whatever key transport openssl finds), verifies
+ *   (`cms -verify -binary`, the signer only from our identity certificate), computes the MIC as
+ *   RFC 4130 §7.3.1 says with `openssl dgst`, and answers a signed MDN (a multipart/report
+ *   built as text, signed by `openssl cms -sign`) in the HTTP response or, when the message
+ *   names a Receipt-Delivery-Option, POSTed there after answering 200 (RFC 4130 §7.3).
+ *   Per AS2 id it can answer as a quirky partner does (`quirks`).
+ * - Sending (`send`): builds a message with `openssl cms -sign/-encrypt`, POSTs it to the
+ *   server, and verifies the MDN (sync, or async to its own `mdnUrl`) with `openssl cms
+ *   -verify`, its Received-Content-MIC against the MIC it computed itself.
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { openas2AsyncMdn, pyas2SignedMdn } from "../../packages/server/test/helpers/partner-bytes.ts";
+import {
+	inWorkspace,
+	type OpensslDigest,
+	openssl,
+	opensslDigest,
+	opensslPrint,
+	printedCipher,
+	printedContainer,
+	printedKeyTransport,
+	printedSignerDigest,
+} from "./openssl-cli.ts";
+import {
+	base64Lines,
+	buildMdnReport,
+	decodedBody,
+	headerParam,
+	type MdnReport,
+	mediaType,
+	multipartParts,
+	multipartSigned,
+	parseEntity,
+	readMdnReport,
+	requestedMicAlgorithms,
+} from "./openssl-peer-mime.ts";
+
+export interface PeerIdentity {
+	certPath: string;
+	keyPath: string;
+}
+
+/** How the peer answers messages addressed to one of its AS2 ids, as the partners of issue #17 do. */
+export interface PeerQuirks {
+	/** pyas2-lib 1.4.4 (as2-anchors §C6): its signed MDN carries no MIC when the message was not signed. */
+	pyas2MiclessMdn?: boolean;
+	/** OpenAS2 4.9 (issue #17 defect 5): the async MDN's body opens with its own Content-Type as a preamble. */
+	openas2Preamble?: boolean;
+	/** A signed MDN without Received-Content-MIC whatever the message (what RFC 4130 §7.4.3 forbids for signed ones). */
+	omitMic?: boolean;
+	/** Returns the MIC in this algorithm whatever was asked (RFC 4130 §7.3.1 lets the receiver choose). */
+	micAlgorithm?: OpensslDigest;
+	/** Orderful's axios (as2-anchors §C10): the async MDN's whole HTTP body base64, said in the HTTP headers. */
+	base64HttpBody?: boolean;
+}
+
+/** What the peer found in a message it received, all by its own means. */
+export interface PeerReceived {
+	messageId: string;
+	from: string;
+	to: string;
+	/** From `openssl cms -cmsout -print` of what arrived; null when it came unencrypted. */
+	encryption: { container: string; cipher: string; keyTransport: string } | null;
+	/** The signer's digest and the `micalg` the multipart/signed named; null when unsigned. */
+	signature: { digest: string; micalg: string | undefined; signedAttributes: boolean } | null;
+	/** The Content-Transfer-Encoding of the entity holding the payload (none: binary). */
+	transferEncoding: string;
+	payload: Buffer;
+	payloadType: string;
+	/** The MIC it computed (RFC 4130 §7.3.1), `base64, sha-256` form; null when no MIC was asked. */
+	mic: string | null;
+	mdn: "sync" | "async" | "none";
+	/** The MIC the MDN it sent carried (null: none). */
+	mdnMic: string | null;
+}
+
+export interface PeerMessage {
+	from: string;
+	to: string;
+	payload: Buffer;
+	contentType: string;
+	/** The entity's Content-Transfer-Encoding: binary (default) or base64 (as2-anchors §C.4, §D.2). */
+	transferEncoding?: "binary" | "base64";
+	/** Signed with this digest, `micalg` spelled so (default the RFC 5751 name, `sha-256`). */
+	sign?: { digest: OpensslDigest; micalg?: string };
+	/** Encrypted with this cipher (`openssl cms` option) and key transport (partner-setting names). */
+	encrypt?: { cipher: string; keyTransport: string };
+	/**
+	 * mendelson (issue #17 defect 4): the bare payload inside EnvelopedData, no MIME headers.
+	 * Damaged (issue #17 defect 3): the signed body delivered with every CRLF turned into LF.
+	 */
+	shape?: "raw-enveloped" | "lf-damaged";
+	mdn: "sync" | "async" | "none";
+	/** Ask for a signed MDN (default true), its MIC in the signing digest or sha-256. */
+	mdnSigned?: boolean;
+	as2Version?: string;
+}
+
+export interface PeerSent {
+	messageId: string;
+	status: number;
+	/** The MIC the peer computed over what RFC 4130 §7.3.1 says, `base64, sha-256` form. */
+	mic: string;
+	/** The MDN as the peer verified it; null for `mdn: none`. */
+	mdn: (MdnReport & { signed: boolean; signerDigest: string | null }) | null;
+}
+
+const OPENSSL_MIC_NAME: Record<string, string> = {
+	sha1: "sha1",
+	sha256: "sha-256",
+	sha384: "sha-384",
+	sha512: "sha-512",
+};
+const KEYOPTS: Record<string, string[]> = {
+	rsa: [],
+	oaep: ["-keyopt", "rsa_padding_mode:oaep"],
+	...Object.fromEntries(
+		["sha256", "sha384", "sha512"].map((hash) => [
+			`oaep-${hash}`,
+			["-keyopt", "rsa_padding_mode:oaep", "-keyopt", `rsa_oaep_md:${hash}`, "-keyopt", `rsa_mgf1_md:${hash}`],
+		]),
+	),
+};
+const WAIT_MS = 30_000;
+
+export async function startOpensslPeer(options: { identity: PeerIdentity; workDir: string }) {
+	const { identity, workDir } = options;
+	let ourCertPath = "";
+	const quirks = new Map<string, PeerQuirks>();
+	const received = new Map<string, Deferred<PeerReceived>>();
+	const mdns = new Map<string, Deferred<PeerSent["mdn"]>>();
+	const failures: string[] = [];
+	let serverBase = "";
+
+	const server: Server = createServer((req, res) => {
+		handle(req, res).catch((error: Error) => {
+			failures.push(error.message);
+			if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end(error.message);
+		});
+	});
+	server.listen(0, "127.0.0.1");
+	await once(server, "listening");
+	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+	async function handle(req: IncomingMessage, res: ServerResponse) {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const body = Buffer.concat(chunks);
+		const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+		if (req.url === "/mdn") {
+			const mdn = await verifyMdn(headers["content-type"] ?? "", body);
+			deferred(mdns, mdn.originalMessageId).resolve(mdn);
+			res.writeHead(200, { "content-type": "text/plain" }).end("MDN received");
+			return;
+		}
+		const messageId = (headers["message-id"] ?? "").replace(/^<|>$/g, "");
+		try {
+			await receive(messageId, headers, body, res);
+		} catch (error) {
+			deferred(received, messageId).reject(error as Error);
+			throw error;
+		}
+	}
+
+	/** RFC 4130 §7: unwrap, verify, compute the MIC, answer the MDN asked for. */
+	async function receive(messageId: string, headers: Record<string, string>, body: Buffer, res: ServerResponse) {
+		const from = headers["as2-from"] ?? "";
+		const to = headers["as2-to"] ?? "";
+		let entity: Buffer = Buffer.concat([Buffer.from(`Content-Type: ${headers["content-type"]}\r\n\r\n`), body]);
+		let encryption: PeerReceived["encryption"] = null;
+		let signature: PeerReceived["signature"] = null;
+		let micInput: Buffer | null = null;
+		if (/pkcs7-mime/i.test(headers["content-type"] ?? "")) {
+			const printed = await opensslPrint(workDir, body, "DER");
+			encryption = {
+				container: printedContainer(printed),
+				cipher: printedCipher(printed),
+				keyTransport: printedKeyTransport(printed),
+			};
+			entity = await inWorkspace(workDir, async (ws) => {
+				const input = await ws.file("message.p7m", body);
+				return openssl(["cms", "-decrypt", "-binary", "-inform", "DER", "-in", input, ...recipient()]);
+			});
+			// RFC 4130 §7.3.1: encrypted, unsigned → the MIC covers the decrypted entity, headers and all.
+			micInput = entity;
+		}
+		let parsed = parseEntity(entity);
+		if (mediaType(parsed.headers["content-type"]) === "multipart/signed") {
+			const verified = await verifySigned(entity);
+			signature = {
+				digest: verified.digest,
+				micalg: headerParam(parsed.headers["content-type"]!, "micalg"),
+				signedAttributes: verified.signedAttributes,
+			};
+			// RFC 4130 §7.3.1: signed → the MIC covers the signed entity, headers and all, as signed.
+			micInput = verified.content;
+			parsed = parseEntity(verified.content);
+		}
+		const payload = decodedBody(parsed);
+		// RFC 4130 §7.3.1: unsigned, unencrypted → the MIC covers the content without headers.
+		micInput ??= payload;
+		const quirk = quirks.get(to) ?? {};
+		const wantsMdn = Boolean(headers["disposition-notification-to"]);
+		const options = headers["disposition-notification-options"];
+		const signedMdn = /pkcs7-signature/i.test(options ?? "");
+		const micAlgorithm = (quirk.micAlgorithm ?? requestedMicAlgorithms(options)[0] ?? "sha256") as OpensslDigest;
+		const mic = signedMdn
+			? `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${OPENSSL_MIC_NAME[micAlgorithm]}`
+			: null;
+		const asyncUrl = headers["receipt-delivery-option"];
+		const mode = !wantsMdn ? "none" : asyncUrl ? "async" : "sync";
+		const mdnMic = quirk.omitMic || (quirk.pyas2MiclessMdn && !signature) ? null : mic;
+		const record: PeerReceived = {
+			messageId,
+			from,
+			to,
+			encryption,
+			signature,
+			payload,
+			payloadType: parsed.headers["content-type"] ?? "",
+			transferEncoding: parsed.headers["content-transfer-encoding"] ?? "binary",
+			mic,
+			mdn: mode,
+			mdnMic,
+		};
+		if (mode === "none") {
+			res.writeHead(200, { "content-type": "text/plain" }).end("received");
+			deferred(received, messageId).resolve(record);
+			return;
+		}
+		const mdn = await buildMdn({
+			from: to,
+			to: from,
+			originalMessageId: messageId,
+			mic: mdnMic,
+			signed: signedMdn,
+			quirk,
+			micAlgorithm,
+		});
+		if (mode === "sync") {
+			res.writeHead(200, mdn.headers).end(mdn.body);
+			deferred(received, messageId).resolve(record);
+			return;
+		}
+		res.writeHead(200, { "content-type": "text/plain" }).end("received; the MDN follows");
+		deferred(received, messageId).resolve(record);
+		const posted = await fetch(asyncUrl!, {
+			method: "POST",
+			headers: mdn.headers,
+			body: new Uint8Array(mdn.body),
+			signal: AbortSignal.timeout(WAIT_MS),
+		});
+		const answer = await posted.text();
+		if (posted.status !== 200) throw new Error(`${messageId}: our async MDN was answered ${posted.status} ${answer}`);
+	}
+
+	function recipient() {
+		return ["-inkey", identity.keyPath, "-recip", identity.certPath];
+	}
+
+	/**
+	 * Verifies a multipart/signed entity: its first part, byte-exact, against the detached
+	 * signature of its second (`openssl cms -verify -binary -content`), the signer only from
+	 * our identity certificate. Not `-inform SMIME`: OpenSSL's S/MIME reader rewrites every
+	 * line end of the first part to CRLF (crypto/asn1/asn_mime.c, multi_split), so binary
+	 * content with bare LFs — what AS2 sends with Content-Transfer-Encoding: binary — would
+	 * never verify.
+	 */
+	async function verifySigned(entity: Buffer): Promise<{ content: Buffer; digest: string; signedAttributes: boolean }> {
+		const parsed = parseEntity(entity);
+		const [content, signaturePart] = multipartParts(
+			parsed.body,
+			headerParam(parsed.headers["content-type"] ?? "", "boundary") ?? "",
+		);
+		if (!content || !signaturePart) throw new Error("a multipart/signed without its two parts");
+		const signature = decodedBody(parseEntity(signaturePart));
+		const printed = await opensslPrint(workDir, signature, "DER");
+		const verified = await inWorkspace(workDir, async (ws) => {
+			const signatureFile = await ws.file("signature.p7s", signature);
+			const contentFile = await ws.file("content", content);
+			return openssl([
+				"cms",
+				"-verify",
+				"-binary",
+				"-inform",
+				"DER",
+				"-in",
+				signatureFile,
+				"-content",
+				contentFile,
+				"-nointern",
+				"-certfile",
+				ourCertPath,
+				"-noverify",
+			]);
+		});
+		return {
+			content: verified,
+			digest: printedSignerDigest(printed),
+			signedAttributes: !/(^|\s)signedAttrs: <ABSENT>/.test(printed),
+		};
+	}
+
+	/** A detached `openssl cms -sign -binary` signature (signed attributes, OpenSSL's default), DER. */
+	function detachedSignature(content: Buffer, digest: OpensslDigest): Promise<Buffer> {
+		return inWorkspace(workDir, async (ws) => {
+			const input = await ws.file("content", content);
+			return openssl([
+				"cms",
+				"-sign",
+				"-binary",
+				"-md",
+				digest,
+				"-signer",
+				identity.certPath,
+				"-inkey",
+				identity.keyPath,
+				"-outform",
+				"DER",
+				"-in",
+				input,
+			]);
+		});
+	}
+
+	async function buildMdn(fields: {
+		from: string;
+		to: string;
+		originalMessageId: string;
+		mic: string | null;
+		signed: boolean;
+		quirk: PeerQuirks;
+		micAlgorithm: OpensslDigest;
+	}): Promise<{ headers: Record<string, string>; body: Buffer }> {
+		const as2Headers = {
+			"AS2-Version": "1.2",
+			"AS2-From": fields.from,
+			"AS2-To": fields.to,
+			"Message-ID": `<mdn-${Date.now()}-${Math.random().toString(36).slice(2)}@openssl-peer>`,
+		};
+		const mdnFields = {
+			from: fields.from,
+			to: fields.to,
+			originalMessageId: fields.originalMessageId,
+			mic: fields.mic ?? undefined,
+		};
+		let wire: { headers: Record<string, string>; body: Buffer };
+		// The partners' own MDN shapes (partner-bytes.ts assembles them as they write them, signed by openssl).
+		if (fields.quirk.pyas2MiclessMdn && fields.signed) {
+			wire = await inWorkspace(workDir, async (ws) => pyas2SignedMdn(ws.path(""), mdnFields, identity));
+		} else if (fields.quirk.openas2Preamble && fields.signed) {
+			wire = await inWorkspace(workDir, async (ws) => openas2AsyncMdn(ws.path(""), mdnFields, identity));
+		} else {
+			const report = buildMdnReport({ ...fields, disposition: "processed" });
+			if (fields.signed) {
+				const signature = await detachedSignature(report, fields.micAlgorithm);
+				const signed = multipartSigned(report, signature, OPENSSL_MIC_NAME[fields.micAlgorithm]!);
+				wire = { headers: { ...as2Headers, "Content-Type": signed.contentType }, body: signed.body };
+			} else {
+				const entity = parseEntity(report);
+				wire = { headers: { ...as2Headers, "Content-Type": entity.headers["content-type"]! }, body: entity.body };
+			}
+		}
+		if (fields.quirk.base64HttpBody) {
+			wire = {
+				headers: { ...wire.headers, "Content-Transfer-Encoding": "base64" },
+				body: Buffer.from(`${base64Lines(wire.body)}\r\n`, "latin1"),
+			};
+		}
+		return wire;
+	}
+
+	/** An MDN as received (Content-Type and body): verified with openssl when signed, then read. */
+	async function verifyMdn(contentType: string, body: Buffer): Promise<NonNullable<PeerSent["mdn"]>> {
+		const entity = Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body]);
+		if (mediaType(contentType) === "multipart/signed") {
+			const verified = await verifySigned(entity);
+			return { ...readMdnReport(verified.content), signed: true, signerDigest: verified.digest };
+		}
+		return { ...readMdnReport(entity), signed: false, signerDigest: null };
+	}
+
+	/** Builds a message with openssl, POSTs it to the server, and verifies the MDN asked for. */
+	async function send(message: PeerMessage): Promise<PeerSent> {
+		const messageId = `ossl-${Date.now()}-${Math.random().toString(36).slice(2)}@openssl-peer`;
+		const encoding = message.transferEncoding ?? "binary";
+		const content =
+			encoding === "base64" ? Buffer.from(`${base64Lines(message.payload)}\r\n`, "latin1") : message.payload;
+		const entity = Buffer.concat([
+			Buffer.from(
+				`Content-Type: ${message.contentType}\r\nContent-Transfer-Encoding: ${encoding}\r\nContent-Disposition: attachment; filename="matrix.edi"\r\n\r\n`,
+				"latin1",
+			),
+			content,
+		]);
+		const micAlgorithm: OpensslDigest = message.sign?.digest ?? "sha256";
+		// RFC 4130 §7.3.1: what the receiver's MIC must cover.
+		let micInput: Buffer =
+			message.shape === "raw-enveloped" ? message.payload : message.sign || message.encrypt ? entity : message.payload;
+		let contentType = message.contentType;
+		let body = message.shape === "raw-enveloped" ? message.payload : entity;
+		if (message.sign) {
+			const signature = await detachedSignature(entity, message.sign.digest);
+			const signed = multipartSigned(entity, signature, message.sign.micalg ?? OPENSSL_MIC_NAME[message.sign.digest]!);
+			contentType = signed.contentType;
+			body = signed.body;
+			micInput = entity;
+			if (message.shape === "lf-damaged") body = Buffer.from(body.toString("latin1").replace(/\r\n/g, "\n"), "latin1");
+		}
+		if (message.encrypt) {
+			const toEncrypt = message.sign
+				? Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body])
+				: body;
+			const { cipher, keyTransport } = message.encrypt;
+			body = await inWorkspace(workDir, async (ws) => {
+				const input = await ws.file("entity", toEncrypt);
+				return openssl([
+					"cms",
+					"-encrypt",
+					"-binary",
+					`-${cipher}`,
+					"-outform",
+					"DER",
+					"-in",
+					input,
+					"-recip",
+					ourCertPath,
+					...(KEYOPTS[keyTransport] ?? []),
+				]);
+			});
+			const smimeType = /gcm/.test(cipher) ? "authEnveloped-data" : "enveloped-data";
+			contentType = `application/pkcs7-mime; smime-type=${smimeType}; name="smime.p7m"`;
+		} else if (!message.sign) {
+			body = message.payload;
+		}
+		const mic = `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${OPENSSL_MIC_NAME[micAlgorithm]}`;
+		const headers: Record<string, string> = {
+			"AS2-Version": message.as2Version ?? "1.2",
+			"AS2-From": message.from,
+			"AS2-To": message.to,
+			"Message-ID": `<${messageId}>`,
+			"Mime-Version": "1.0",
+			"Content-Type": contentType,
+		};
+		if (message.mdn !== "none") {
+			headers["Disposition-Notification-To"] = "edi@openssl-peer.example";
+			if (message.mdnSigned !== false) {
+				headers["Disposition-Notification-Options"] =
+					`signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${OPENSSL_MIC_NAME[micAlgorithm]}`;
+			}
+		}
+		if (message.mdn === "async") headers["Receipt-Delivery-Option"] = `${base}/mdn`;
+		const response = await fetch(`${serverBase}/as2/receive`, {
+			method: "POST",
+			headers,
+			body: new Uint8Array(body),
+			signal: AbortSignal.timeout(WAIT_MS),
+		});
+		const answer = Buffer.from(await response.arrayBuffer());
+		let mdn: PeerSent["mdn"] = null;
+		if (message.mdn === "sync" && response.status === 200) {
+			mdn = await verifyMdn(response.headers.get("content-type") ?? "", answer);
+		} else if (message.mdn === "async" && response.status === 200) {
+			mdn = await waitFor(deferred(mdns, messageId).promise, `the async MDN for ${messageId}`);
+		}
+		return { messageId, status: response.status, mic, mdn };
+	}
+
+	return {
+		/** The peer's AS2 endpoint, for the partner records on the server. */
+		url: `${base}/as2`,
+		mdnUrl: `${base}/mdn`,
+		/** Our identity certificate (PEM file) and the server's base URL, once the server runs. */
+		trust(certPath: string, serverBaseUrl: string) {
+			ourCertPath = certPath;
+			serverBase = serverBaseUrl;
+		},
+		answerAs(as2Id: string, quirk: PeerQuirks) {
+			quirks.set(as2Id, quirk);
+		},
+		/** What the peer found in the message with this Message-ID, once it has answered (bounded wait). */
+		received(messageId: string): Promise<PeerReceived> {
+			return waitFor(deferred(received, messageId).promise, `the peer receiving ${messageId}`);
+		},
+		send,
+		/** What went wrong inside the peer (every test checks it stays empty). */
+		failures: () => [...failures],
+		async stop() {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+export type OpensslPeer = Awaited<ReturnType<typeof startOpensslPeer>>;
+
+interface Deferred<T> {
+	promise: Promise<T>;
+	resolve(value: T): void;
+	reject(error: Error): void;
+}
+
+function deferred<T>(map: Map<string, Deferred<T>>, key: string): Deferred<T> {
+	let entry = map.get(key);
+	if (!entry) {
+		let resolve!: (value: T) => void;
+		let reject!: (error: Error) => void;
+		const promise = new Promise<T>((ok, fail) => {
+			resolve = ok;
+			reject = fail;
+		});
+		// Rejections are read by whoever waits; none may go unhandled before that.
+		promise.catch(() => {});
+		entry = { promise, resolve, reject };
+		map.set(key, entry);
+	}
+	return entry;
+}
+
+function waitFor<T>(promise: Promise<T>, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`${what}: nothing within ${WAIT_MS} ms`)), WAIT_MS);
+	});
+	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
