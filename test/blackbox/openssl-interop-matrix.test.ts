@@ -140,6 +140,7 @@ const PAYLOAD = Buffer.concat([
 
 const certs = makeCertificates();
 const peerIdentity = certs.selfSigned("ossl-matrix-peer");
+const stranger = certs.selfSigned("ossl-matrix-stranger");
 let world: Awaited<ReturnType<typeof startPartnerWorld>>;
 let peer: OpensslPeer;
 let partnerCount = 0;
@@ -483,6 +484,42 @@ describe("as2kit → OpenSSL peer answering as the partners of issue #17 do", ()
 		expect(atPeer.signature?.signedAttributes).toBe(true);
 		expect(message).toMatchObject({ status: "delivered", mdn_data: { mic_matches: true } });
 	});
+
+	// An AS2 partner scripted around the OpenSSL CLI posts what `openssl cms -sign` writes: LF
+	// delimiter lines and a preamble around the CRLF report (RFC 2046 §5.1.1 allows the preamble;
+	// RFC 4130 §7.4.3 asks only for a signed multipart/report).
+	it("an MDN as `openssl cms -sign` frames it: LF delimiters and a preamble (sha256, AES128_CBC, oaep, async): delivered", async () => {
+		const { message } = await exchangeWith(
+			{ sign: "sha256", encrypt: { cipher: "AES128_CBC", keyTransport: "oaep" }, mdn: "async" },
+			{ framing: "cms" },
+		);
+		expect(message).toMatchObject({ status: "delivered", mdn_data: { signature_valid: true, mic_matches: true } });
+	});
+
+	it("an MDN as `openssl smime -sign` frames it: application/x-pkcs7-signature (sha512, sync): delivered", async () => {
+		const { message } = await exchangeWith({ sign: "sha512", mdn: "sync" }, { framing: "smime" });
+		expect(message).toMatchObject({ status: "delivered", mdn_data: { signature_valid: true, mic_matches: true } });
+	});
+
+	// Forged: an MDN signed by a key the partner record does not hold settles nothing.
+	it("hostile: an async MDN signed by a stranger's key (sha256, AES256_CBC, rsa): refused with 400, the message still awaits its MDN", async () => {
+		const partnerId = await outboundPartner(
+			{ sign: "sha256", encrypt: { cipher: "AES256_CBC", keyTransport: "rsa" }, mdn: "async" },
+			{},
+			{ signWith: stranger },
+		);
+		const { message, atPeer } = await sendToPeer(partnerId, ["sent"]);
+		expect(atPeer.payload.equals(PAYLOAD)).toBe(true);
+		const answer = await peer.mdnAnswer(message.message_id);
+		expect(answer.status).toBe(400);
+		expect(answer.text).toMatch(/signature does not verify/);
+		expect((await api("GET", `/v1/messages/${message.id}`)).json.data).toMatchObject({
+			status: "sent",
+			mdn_status: "pending",
+			rejected_mdns: [{}],
+		});
+		world.server.assertAlive();
+	});
 });
 
 describe("OpenSSL peer sending as the partners of issue #17 do → as2kit", () => {
@@ -528,5 +565,50 @@ describe("OpenSSL peer sending as the partners of issue #17 do → as2kit", () =
 		});
 		expect(message).toMatchObject({ status: "received", signed: true, encrypted: true });
 		expect((await payloadOf(message.id)).equals(PAYLOAD)).toBe(true);
+	});
+
+	it("a message as `openssl smime -sign` frames it: x-pkcs7-signature, LF delimiters, a preamble (sha256, sync): received", async () => {
+		const { sent, message } = await peerSends({
+			payload: PAYLOAD,
+			contentType: "application/edi-x12",
+			sign: { digest: "sha256", framing: "smime" },
+			mdn: "sync",
+		});
+		expect(message).toMatchObject({ status: "received", signed: true });
+		expect(normalMic(message.mic)).toBe(normalMic(sent.mic));
+		expect((await payloadOf(message.id)).equals(PAYLOAD)).toBe(true);
+	});
+
+	it("a message as `openssl cms -sign` frames it, then encrypted (sha1, AES192_CBC, oaep-sha256, async): received", async () => {
+		const { sent, message } = await peerSends({
+			payload: PAYLOAD,
+			contentType: "application/edi-x12",
+			sign: { digest: "sha1", framing: "cms" },
+			encrypt: { cipher: "aes192", keyTransport: "oaep-sha256" },
+			mdn: "async",
+		});
+		expect(message).toMatchObject({ status: "received", signed: true, encrypted: true });
+		expect(normalMic(message.mic)).toBe(normalMic(sent.mic));
+		expect((await payloadOf(message.id)).equals(PAYLOAD)).toBe(true);
+	});
+
+	// Hostile: encrypted to a certificate that is not ours. The MDN says so, signed; openssl verifies it.
+	it("hostile: encrypted to a stranger's certificate (AES128_GCM, oaep-sha512, async): a signed decryption-failed MDN, not received", async () => {
+		const sent = await peer.send({
+			from: "OSSL-PEER",
+			to: world.tenantAs2Id,
+			payload: PAYLOAD,
+			contentType: "application/edi-x12",
+			encrypt: { cipher: "aes-128-gcm", keyTransport: "oaep-sha512", recipientCertPath: stranger.certPath },
+			mdn: "async",
+		});
+		expect(sent.status).toBe(200);
+		expect(sent.mdn).toMatchObject({
+			signed: true,
+			disposition: expect.stringMatching(/^processed\/error: decryption-failed/),
+		});
+		const list = await api("GET", `/v1/messages?direction=inbound&search=${encodeURIComponent(sent.messageId)}`);
+		expect(list.json.data.filter((m: { status: string }) => m.status === "received")).toEqual([]);
+		world.server.assertAlive();
 	});
 });

@@ -61,7 +61,14 @@ export interface PeerQuirks {
 	micAlgorithm?: OpensslDigest;
 	/** Orderful's axios (as2-anchors §C10): the async MDN's whole HTTP body base64, said in the HTTP headers. */
 	base64HttpBody?: boolean;
+	/** The signed MDN as the OpenSSL CLI frames it (see `signEntity`). */
+	framing?: Framing;
+	/** Signs the MDN with another key than the one the server knows: a forgery. */
+	signWith?: PeerIdentity;
 }
+
+/** Who frames a multipart/signed: the peer by hand (CRLF), or the CLI's S/MIME output. */
+export type Framing = "hand" | "cms" | "smime";
 
 /** What the peer found in a message it received, all by its own means. */
 export interface PeerReceived {
@@ -90,10 +97,10 @@ export interface PeerMessage {
 	contentType: string;
 	/** The entity's Content-Transfer-Encoding: binary (default) or base64 (as2-anchors §C.4, §D.2). */
 	transferEncoding?: "binary" | "base64";
-	/** Signed with this digest, `micalg` spelled so (default the RFC 5751 name, `sha-256`). */
-	sign?: { digest: OpensslDigest; micalg?: string };
-	/** Encrypted with this cipher (`openssl cms` option) and key transport (partner-setting names). */
-	encrypt?: { cipher: string; keyTransport: string };
+	/** Signed with this digest, `micalg` spelled so (default the RFC 5751 name, `sha-256`), framed so. */
+	sign?: { digest: OpensslDigest; micalg?: string; framing?: Framing };
+	/** Encrypted with this cipher (`openssl cms` option) and key transport (partner-setting names), to our certificate or `recipientCertPath`. */
+	encrypt?: { cipher: string; keyTransport: string; recipientCertPath?: string };
 	/**
 	 * mendelson (issue #17 defect 4): the bare payload inside EnvelopedData, no MIME headers.
 	 * Damaged (issue #17 defect 3): the signed body delivered with every CRLF turned into LF.
@@ -138,6 +145,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 	const quirks = new Map<string, PeerQuirks>();
 	const received = new Map<string, Deferred<PeerReceived>>();
 	const mdns = new Map<string, Deferred<PeerSent["mdn"]>>();
+	const mdnAnswers = new Map<string, Deferred<{ status: number; text: string }>>();
 	const failures: string[] = [];
 	let serverBase = "";
 
@@ -259,8 +267,11 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			body: new Uint8Array(mdn.body),
 			signal: AbortSignal.timeout(WAIT_MS),
 		});
-		const answer = await posted.text();
-		if (posted.status !== 200) throw new Error(`${messageId}: our async MDN was answered ${posted.status} ${answer}`);
+		const answer = { status: posted.status, text: await posted.text() };
+		deferred(mdnAnswers, messageId).resolve(answer);
+		if (answer.status !== 200 && !quirk.signWith) {
+			throw new Error(`${messageId}: our async MDN was answered ${answer.status} ${answer.text}`);
+		}
 	}
 
 	function recipient() {
@@ -310,25 +321,43 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		};
 	}
 
-	/** A detached `openssl cms -sign -binary` signature (signed attributes, OpenSSL's default), DER. */
-	function detachedSignature(content: Buffer, digest: OpensslDigest): Promise<Buffer> {
+	/**
+	 * `content` (an entity with its headers) signed with `openssl cms -sign -binary` (signed
+	 * attributes, OpenSSL's default): `hand` frames a detached DER signature as multipart/signed
+	 * itself, CRLF throughout (RFC 1847 §2.1); `cms` and `smime` take the S/MIME output of
+	 * `openssl cms -sign` / `openssl smime -sign` as the CLI writes it — LF delimiter lines, a
+	 * preamble ("This is an S/MIME signed message"), and for `smime` the legacy
+	 * `application/x-pkcs7-signature` — its header block becoming the HTTP headers.
+	 */
+	function signEntity(
+		content: Buffer,
+		digest: OpensslDigest,
+		options: { framing?: Framing; micalg?: string; signer?: PeerIdentity } = {},
+	): Promise<{ contentType: string; body: Buffer }> {
+		const signer = options.signer ?? identity;
+		const framing = options.framing ?? "hand";
 		return inWorkspace(workDir, async (ws) => {
 			const input = await ws.file("content", content);
-			return openssl([
-				"cms",
+			const tool = framing === "smime" ? "smime" : "cms";
+			const output = await openssl([
+				tool,
 				"-sign",
 				"-binary",
 				"-md",
 				digest,
 				"-signer",
-				identity.certPath,
+				signer.certPath,
 				"-inkey",
-				identity.keyPath,
-				"-outform",
-				"DER",
+				signer.keyPath,
+				...(framing === "hand" ? ["-outform", "DER"] : []),
 				"-in",
 				input,
 			]);
+			if (framing !== "hand") {
+				const written = parseEntity(output);
+				return { contentType: written.headers["content-type"]!, body: written.body };
+			}
+			return multipartSigned(content, output, options.micalg ?? OPENSSL_MIC_NAME[digest]!);
 		});
 	}
 
@@ -362,8 +391,10 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		} else {
 			const report = buildMdnReport({ ...fields, disposition: "processed" });
 			if (fields.signed) {
-				const signature = await detachedSignature(report, fields.micAlgorithm);
-				const signed = multipartSigned(report, signature, OPENSSL_MIC_NAME[fields.micAlgorithm]!);
+				const signed = await signEntity(report, fields.micAlgorithm, {
+					...(fields.quirk.framing ? { framing: fields.quirk.framing } : {}),
+					...(fields.quirk.signWith ? { signer: fields.quirk.signWith } : {}),
+				});
 				wire = { headers: { ...as2Headers, "Content-Type": signed.contentType }, body: signed.body };
 			} else {
 				const entity = parseEntity(report);
@@ -409,8 +440,10 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		let contentType = message.contentType;
 		let body = message.shape === "raw-enveloped" ? message.payload : entity;
 		if (message.sign) {
-			const signature = await detachedSignature(entity, message.sign.digest);
-			const signed = multipartSigned(entity, signature, message.sign.micalg ?? OPENSSL_MIC_NAME[message.sign.digest]!);
+			const signed = await signEntity(entity, message.sign.digest, {
+				...(message.sign.micalg ? { micalg: message.sign.micalg } : {}),
+				...(message.sign.framing ? { framing: message.sign.framing } : {}),
+			});
 			contentType = signed.contentType;
 			body = signed.body;
 			micInput = entity;
@@ -420,7 +453,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			const toEncrypt = message.sign
 				? Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body])
 				: body;
-			const { cipher, keyTransport } = message.encrypt;
+			const { cipher, keyTransport, recipientCertPath = ourCertPath } = message.encrypt;
 			body = await inWorkspace(workDir, async (ws) => {
 				const input = await ws.file("entity", toEncrypt);
 				return openssl([
@@ -433,7 +466,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 					"-in",
 					input,
 					"-recip",
-					ourCertPath,
+					recipientCertPath,
 					...(KEYOPTS[keyTransport] ?? []),
 				]);
 			});
@@ -490,6 +523,10 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		/** What the peer found in the message with this Message-ID, once it has answered (bounded wait). */
 		received(messageId: string): Promise<PeerReceived> {
 			return waitFor(deferred(received, messageId).promise, `the peer receiving ${messageId}`);
+		},
+		/** How the server answered the async MDN the peer posted for this message (bounded wait). */
+		mdnAnswer(messageId: string): Promise<{ status: number; text: string }> {
+			return waitFor(deferred(mdnAnswers, messageId).promise, `the answer to the MDN for ${messageId}`);
 		},
 		send,
 		/** What went wrong inside the peer (every test checks it stays empty). */
