@@ -107,8 +107,9 @@ export interface PeerMessage {
 	 */
 	shape?: "raw-enveloped" | "lf-damaged";
 	mdn: "sync" | "async" | "none";
-	/** Ask for a signed MDN (default true), its MIC in the signing digest or sha-256. */
+	/** Ask for a signed MDN (default true), its MIC in `micAlgorithm`, else the signing digest, else sha-256. */
 	mdnSigned?: boolean;
+	micAlgorithm?: OpensslDigest;
 	as2Version?: string;
 }
 
@@ -433,7 +434,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			),
 			content,
 		]);
-		const micAlgorithm: OpensslDigest = message.sign?.digest ?? "sha256";
+		const micAlgorithm: OpensslDigest = message.micAlgorithm ?? message.sign?.digest ?? "sha256";
 		// RFC 4130 §7.3.1: what the receiver's MIC must cover.
 		let micInput: Buffer =
 			message.shape === "raw-enveloped" ? message.payload : message.sign || message.encrypt ? entity : message.payload;
