@@ -627,3 +627,48 @@ describe("OpenSSL peer sending as the partners of issue #17 do → as2kit", () =
 		world.server.assertAlive();
 	});
 });
+
+describe("OpenSSL CLI options partners' toolkits use → as2kit", () => {
+	const rows: Array<[string, Pick<PeerMessage, "sign" | "encrypt" | "mdn">]> = [
+		// IBM Sterling signs without CMS signed attributes (as2-anchors §C.5, §D.9).
+		[
+			"signed without signed attributes (-noattr), sha256, sync",
+			{ sign: { digest: "sha256", cmsOptions: ["-noattr"] }, mdn: "sync" },
+		],
+		// RFC 5652 §5.1: certificates are optional; the partner record holds the signer's.
+		[
+			"signed without certificates in the SignedData (-nocerts), sha384, AES128_CBC, async",
+			{
+				sign: { digest: "sha384", cmsOptions: ["-nocerts"] },
+				encrypt: { cipher: "aes128", keyTransport: "rsa" },
+				mdn: "async",
+			},
+		],
+		// RFC 5652 §6.2.1: the RecipientIdentifier may be a subjectKeyIdentifier instead of issuer and serial.
+		[
+			"encrypted to a recipient named by subjectKeyIdentifier (-keyid), sha512, AES256_GCM, oaep, sync",
+			{
+				sign: { digest: "sha512" },
+				encrypt: { cipher: "aes-256-gcm", keyTransport: "oaep", cmsOptions: ["-keyid"] },
+				mdn: "sync",
+			},
+		],
+		// BER indefinite lengths, as streaming CMS writers produce them (RFC 5652 §1.2 allows BER).
+		[
+			"signed then encrypted as streamed BER (-stream), sha1, 3DES, oaep-sha512, async",
+			{
+				sign: { digest: "sha1" },
+				encrypt: { cipher: "des3", keyTransport: "oaep-sha512", cmsOptions: ["-stream"] },
+				mdn: "async",
+			},
+		],
+		// RFC 5751 §3.5.2: signed-data with the content inside (application/pkcs7-mime).
+		["opaque signed-data (-nodetach), sha256, sync", { sign: { digest: "sha256", framing: "opaque" }, mdn: "sync" }],
+	];
+	it.each(rows)("%s: received byte-exact, the MIC the peer's", async (_, options) => {
+		const { sent, message } = await peerSends({ payload: PAYLOAD, contentType: "application/edi-x12", ...options });
+		expect(message).toMatchObject({ status: "received", signed: true, encrypted: Boolean(options.encrypt) });
+		expect(normalMic(message.mic)).toBe(normalMic(sent.mic));
+		expect((await payloadOf(message.id)).equals(PAYLOAD)).toBe(true);
+	});
+});

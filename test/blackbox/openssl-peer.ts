@@ -67,8 +67,11 @@ export interface PeerQuirks {
 	signWith?: PeerIdentity;
 }
 
-/** Who frames a multipart/signed: the peer by hand (CRLF), or the CLI's S/MIME output. */
-export type Framing = "hand" | "cms" | "smime";
+/**
+ * Who frames a signed entity: the peer by hand as multipart/signed (CRLF), the CLI's S/MIME
+ * output, or `opaque`: the content inside the SignedData (`-nodetach`), application/pkcs7-mime.
+ */
+export type Framing = "hand" | "cms" | "smime" | "opaque";
 
 /** What the peer found in a message it received, all by its own means. */
 export interface PeerReceived {
@@ -98,9 +101,9 @@ export interface PeerMessage {
 	/** The entity's Content-Transfer-Encoding: binary (default) or base64 (as2-anchors §C.4, §D.2). */
 	transferEncoding?: "binary" | "base64";
 	/** Signed with this digest, `micalg` spelled so (default the RFC 5751 name, `sha-256`), framed so. */
-	sign?: { digest: OpensslDigest; micalg?: string; framing?: Framing };
+	sign?: { digest: OpensslDigest; micalg?: string; framing?: Framing; cmsOptions?: string[] };
 	/** Encrypted with this cipher (`openssl cms` option) and key transport (partner-setting names), to our certificate or `recipientCertPath`. */
-	encrypt?: { cipher: string; keyTransport: string; recipientCertPath?: string };
+	encrypt?: { cipher: string; keyTransport: string; recipientCertPath?: string; cmsOptions?: string[] };
 	/**
 	 * mendelson (issue #17 defect 4): the bare payload inside EnvelopedData, no MIME headers.
 	 * Damaged (issue #17 defect 3): the signed body delivered with every CRLF turned into LF.
@@ -333,7 +336,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 	function signEntity(
 		content: Buffer,
 		digest: OpensslDigest,
-		options: { framing?: Framing; micalg?: string; signer?: PeerIdentity } = {},
+		options: { framing?: Framing; micalg?: string; signer?: PeerIdentity; cmsOptions?: string[] } = {},
 	): Promise<{ contentType: string; body: Buffer }> {
 		const signer = options.signer ?? identity;
 		const framing = options.framing ?? "hand";
@@ -350,10 +353,15 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 				signer.certPath,
 				"-inkey",
 				signer.keyPath,
-				...(framing === "hand" ? ["-outform", "DER"] : []),
+				...(framing === "hand" || framing === "opaque" ? ["-outform", "DER"] : []),
+				...(framing === "opaque" ? ["-nodetach"] : []),
+				...(options.cmsOptions ?? []),
 				"-in",
 				input,
 			]);
+			if (framing === "opaque") {
+				return { contentType: 'application/pkcs7-mime; smime-type=signed-data; name="smime.p7m"', body: output };
+			}
 			if (framing !== "hand") {
 				const written = parseEntity(output);
 				return { contentType: written.headers["content-type"]!, body: written.body };
@@ -444,6 +452,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			const signed = await signEntity(entity, message.sign.digest, {
 				...(message.sign.micalg ? { micalg: message.sign.micalg } : {}),
 				...(message.sign.framing ? { framing: message.sign.framing } : {}),
+				...(message.sign.cmsOptions ? { cmsOptions: message.sign.cmsOptions } : {}),
 			});
 			contentType = signed.contentType;
 			body = signed.body;
@@ -454,7 +463,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			const toEncrypt = message.sign
 				? Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body])
 				: body;
-			const { cipher, keyTransport, recipientCertPath = ourCertPath } = message.encrypt;
+			const { cipher, keyTransport, recipientCertPath = ourCertPath, cmsOptions = [] } = message.encrypt;
 			body = await inWorkspace(workDir, async (ws) => {
 				const input = await ws.file("entity", toEncrypt);
 				return openssl([
@@ -469,6 +478,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 					"-recip",
 					recipientCertPath,
 					...(KEYOPTS[keyTransport] ?? []),
+					...cmsOptions,
 				]);
 			});
 			const smimeType = /gcm/.test(cipher) ? "authEnveloped-data" : "enveloped-data";
