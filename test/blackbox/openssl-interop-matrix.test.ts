@@ -16,7 +16,14 @@
  * Not the cartesian product: a covering set in which every digest, cipher, key transport and
  * message shape appears in each direction with a sync and with an async MDN (checked by the
  * first test), `none` once each way, then the partner deviations of issue #17 reproduced by the
- * peer as those partners behave (research notes as2-anchors §C, §D; partner-bytes.ts).
+ * peer as those partners behave (research notes as2-anchors §C, §D; partner-bytes.ts), the
+ * CMS options partners' toolkits use, and hostile rows (a forged MDN, a stranger's recipient).
+ *
+ * Every cipher as2kit offers is done by this OpenSSL 3 CLI (AES-GCM as RFC 5083/5084
+ * AuthEnvelopedData with `-aes-128-gcm`/`-aes-256-gcm`). Compression is not: Debian's OpenSSL
+ * is built without zlib (`openssl cms -compress`: "unsupported compression algorithm"), so the
+ * compressed layer's independent peer is the hand-built CompressedData of
+ * packages/as2-core/test/interop/openssl-as2.test.ts.
  */
 import { rmSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
