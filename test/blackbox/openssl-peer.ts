@@ -10,9 +10,9 @@
  *   RFC 4130 §7.3.1 says with `openssl dgst`, and answers a signed MDN (a multipart/report
  *   built as text, signed by `openssl cms -sign`) in the HTTP response or, when the message
  *   names a Receipt-Delivery-Option, POSTed there after answering 200 (RFC 4130 §7.3).
- *   Per AS2 id it can answer as a quirky partner does (`quirks`).
+ *   Per AS2 id it can answer as a quirky partner does (`answerAs`).
  * - Sending (`send`): builds a message with `openssl cms -sign/-encrypt`, POSTs it to the
- *   server, and verifies the MDN (sync, or async to its own `mdnUrl`) with `openssl cms
+ *   server, and verifies the MDN (sync, or async to its own `/mdn`) with `openssl cms
  *   -verify`, its Received-Content-MIC against the MIC it computed itself.
  */
 import { once } from "node:events";
@@ -125,8 +125,9 @@ export interface PeerSent {
 	mdn: (MdnReport & { signed: boolean; signerDigest: string | null }) | null;
 }
 
-const OPENSSL_MIC_NAME: Record<string, string> = {
-	sha1: "sha1",
+/** The algorithm names of `micalg` and Received-Content-MIC (RFC 5751 §3.4.3.2). */
+const MIC_NAME: Record<string, string> = {
+	sha1: "sha-1",
 	sha256: "sha-256",
 	sha384: "sha-384",
 	sha512: "sha-512",
@@ -169,8 +170,15 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		const body = Buffer.concat(chunks);
 		const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
 		if (req.url === "/mdn") {
-			const mdn = await verifyMdn(headers["content-type"] ?? "", body);
-			deferred(mdns, mdn.originalMessageId).resolve(mdn);
+			try {
+				const mdn = await verifyMdn(headers["content-type"] ?? "", body);
+				deferred(mdns, mdn.originalMessageId).resolve(mdn);
+			} catch (error) {
+				// Whoever waits for this MDN learns why now, not at the timeout.
+				const original = /Original-Message-ID:\s*<([^>]*)>/i.exec(body.toString("latin1"))?.[1];
+				if (original) deferred(mdns, original).reject(error as Error);
+				throw error;
+			}
 			res.writeHead(200, { "content-type": "text/plain" }).end("MDN received");
 			return;
 		}
@@ -225,9 +233,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		const options = headers["disposition-notification-options"];
 		const signedMdn = /pkcs7-signature/i.test(options ?? "");
 		const micAlgorithm = (quirk.micAlgorithm ?? requestedMicAlgorithms(options)[0] ?? "sha256") as OpensslDigest;
-		const mic = signedMdn
-			? `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${OPENSSL_MIC_NAME[micAlgorithm]}`
-			: null;
+		const mic = signedMdn ? `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${MIC_NAME[micAlgorithm]}` : null;
 		const asyncUrl = headers["receipt-delivery-option"];
 		const mode = !wantsMdn ? "none" : asyncUrl ? "async" : "sync";
 		const mdnMic = quirk.omitMic || (quirk.pyas2MiclessMdn && !signature) ? null : mic;
@@ -366,7 +372,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 				const written = parseEntity(output);
 				return { contentType: written.headers["content-type"]!, body: written.body };
 			}
-			return multipartSigned(content, output, options.micalg ?? OPENSSL_MIC_NAME[digest]!);
+			return multipartSigned(content, output, options.micalg ?? MIC_NAME[digest]!);
 		});
 	}
 
@@ -486,7 +492,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		} else if (!message.sign) {
 			body = message.payload;
 		}
-		const mic = `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${OPENSSL_MIC_NAME[micAlgorithm]}`;
+		const mic = `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${MIC_NAME[micAlgorithm]}`;
 		const headers: Record<string, string> = {
 			"AS2-Version": message.as2Version ?? "1.2",
 			"AS2-From": message.from,
@@ -499,7 +505,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			headers["Disposition-Notification-To"] = "edi@openssl-peer.example";
 			if (message.mdnSigned !== false) {
 				headers["Disposition-Notification-Options"] =
-					`signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${OPENSSL_MIC_NAME[micAlgorithm]}`;
+					`signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, ${MIC_NAME[micAlgorithm]}`;
 			}
 		}
 		if (message.mdn === "async") headers["Receipt-Delivery-Option"] = `${base}/mdn`;
@@ -522,12 +528,12 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 	return {
 		/** The peer's AS2 endpoint, for the partner records on the server. */
 		url: `${base}/as2`,
-		mdnUrl: `${base}/mdn`,
 		/** Our identity certificate (PEM file) and the server's base URL, once the server runs. */
 		trust(certPath: string, serverBaseUrl: string) {
 			ourCertPath = certPath;
 			serverBase = serverBaseUrl;
 		},
+		/** Messages to `as2Id` are answered as `quirk` says. */
 		answerAs(as2Id: string, quirk: PeerQuirks) {
 			quirks.set(as2Id, quirk);
 		},
