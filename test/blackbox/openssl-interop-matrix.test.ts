@@ -525,6 +525,22 @@ describe("as2kit → OpenSSL peer answering as the partners of issue #17 do", ()
 		expect(message).toMatchObject({ status: "delivered", mdn_data: { signature_valid: true, mic_matches: true } });
 	});
 
+	// mendelson and pyas2-lib 1.4.4 may sign their MDNs with RSASSA-PSS (RFC 4056; as2-anchors §A).
+	it("an MDN signed with RSASSA-PSS (sha256, AES128_CBC, oaep-sha256, async): delivered", async () => {
+		const { message } = await exchangeWith(
+			{ sign: "sha256", encrypt: { cipher: "AES128_CBC", keyTransport: "oaep-sha256" }, mdn: "async" },
+			{ mdnCmsOptions: ["-keyopt", "rsa_padding_mode:pss"] },
+		);
+		expect(message).toMatchObject({ status: "delivered", mdn_data: { signature_valid: true, mic_matches: true } });
+	});
+
+	// IBM Sterling signs without CMS signed attributes (as2-anchors §C.5, §D.9); RFC 5652 §5.1
+	// makes the certificates optional, and the partner record holds the signer's.
+	it("an MDN signed without signed attributes or certificates (-noattr -nocerts; sha384, sync): delivered", async () => {
+		const { message } = await exchangeWith({ sign: "sha384", mdn: "sync" }, { mdnCmsOptions: ["-noattr", "-nocerts"] });
+		expect(message).toMatchObject({ status: "delivered", mdn_data: { signature_valid: true, mic_matches: true } });
+	});
+
 	// Forged: an MDN signed by a key the partner record does not hold settles nothing.
 	it("hostile: an async MDN signed by a stranger's key (sha256, AES256_CBC, rsa): refused with 400, the message still awaits its MDN", async () => {
 		const partnerId = await outboundPartner(
@@ -668,6 +684,15 @@ describe("OpenSSL CLI options partners' toolkits use → as2kit", () => {
 			{
 				sign: { digest: "sha1" },
 				encrypt: { cipher: "des3", keyTransport: "oaep-sha512", cmsOptions: ["-stream"] },
+				mdn: "async",
+			},
+		],
+		// mendelson and pyas2-lib 1.4.4 sign with RSASSA-PSS (RFC 4056; as2-anchors §A algorithm table).
+		[
+			"signed with RSASSA-PSS (-keyopt rsa_padding_mode:pss), sha384, AES128_GCM, rsa, async",
+			{
+				sign: { digest: "sha384", cmsOptions: ["-keyopt", "rsa_padding_mode:pss"] },
+				encrypt: { cipher: "aes-128-gcm", keyTransport: "rsa" },
 				mdn: "async",
 			},
 		],

@@ -65,6 +65,8 @@ export interface PeerQuirks {
 	framing?: Framing;
 	/** Signs the MDN with another key than the one the server knows: a forgery. */
 	signWith?: PeerIdentity;
+	/** More `openssl cms -sign` options for the MDN's signature (`-noattr`, `-keyopt rsa_padding_mode:pss` …). */
+	mdnCmsOptions?: string[];
 }
 
 /**
@@ -409,6 +411,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 				const signed = await signEntity(report, fields.micAlgorithm, {
 					...(fields.quirk.framing ? { framing: fields.quirk.framing } : {}),
 					...(fields.quirk.signWith ? { signer: fields.quirk.signWith } : {}),
+					...(fields.quirk.mdnCmsOptions ? { cmsOptions: fields.quirk.mdnCmsOptions } : {}),
 				});
 				wire = { headers: { ...as2Headers, "Content-Type": signed.contentType }, body: signed.body };
 			} else {
