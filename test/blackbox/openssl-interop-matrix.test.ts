@@ -171,7 +171,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
 	// Whatever went wrong inside the peer (a decryption, a verification, an MDN refused).
-	expect(peer.failures()).toEqual([]);
+	expect(peer?.takeFailures() ?? []).toEqual([]);
 });
 afterAll(async () => {
 	await world?.stop();
