@@ -19,17 +19,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openas2AsyncMdn, pyas2SignedMdn } from "../../packages/server/test/helpers/partner-bytes.ts";
-import {
-	inWorkspace,
-	type OpensslDigest,
-	openssl,
-	opensslDigest,
-	opensslPrint,
-	printedCipher,
-	printedContainer,
-	printedKeyTransport,
-	printedSignerDigest,
-} from "./openssl-cli.ts";
+import { inWorkspace, type OpensslDigest } from "./openssl-cli.ts";
 import {
 	base64Lines,
 	buildMdnReport,
@@ -37,17 +27,22 @@ import {
 	headerParam,
 	type MdnReport,
 	mediaType,
-	multipartParts,
-	multipartSigned,
 	parseEntity,
 	readMdnReport,
 	requestedMicAlgorithms,
 } from "./openssl-peer-mime.ts";
+import {
+	decryptEnveloped,
+	encryptEntity,
+	type Framing,
+	MIC_NAME,
+	micOf,
+	type PeerIdentity,
+	signEntity,
+	verifySigned,
+} from "./openssl-smime.ts";
 
-export interface PeerIdentity {
-	certPath: string;
-	keyPath: string;
-}
+export type { Framing, PeerIdentity };
 
 /** How the peer answers messages addressed to one of its AS2 ids, as the partners of issue #17 do. */
 export interface PeerQuirks {
@@ -68,12 +63,6 @@ export interface PeerQuirks {
 	/** More `openssl cms -sign` options for the MDN's signature (`-noattr`, `-keyopt rsa_padding_mode:pss` …). */
 	mdnCmsOptions?: string[];
 }
-
-/**
- * Who frames a signed entity: the peer by hand as multipart/signed (CRLF), the CLI's S/MIME
- * output, or `opaque`: the content inside the SignedData (`-nodetach`), application/pkcs7-mime.
- */
-export type Framing = "hand" | "cms" | "smime" | "opaque";
 
 /** What the peer found in a message it received, all by its own means. */
 export interface PeerReceived {
@@ -127,23 +116,6 @@ export interface PeerSent {
 	mdn: (MdnReport & { signed: boolean; signerDigest: string | null }) | null;
 }
 
-/** The algorithm names of `micalg` and Received-Content-MIC (RFC 5751 §3.4.3.2). */
-const MIC_NAME: Record<string, string> = {
-	sha1: "sha-1",
-	sha256: "sha-256",
-	sha384: "sha-384",
-	sha512: "sha-512",
-};
-const KEYOPTS: Record<string, string[]> = {
-	rsa: [],
-	oaep: ["-keyopt", "rsa_padding_mode:oaep"],
-	...Object.fromEntries(
-		["sha256", "sha384", "sha512"].map((hash) => [
-			`oaep-${hash}`,
-			["-keyopt", "rsa_padding_mode:oaep", "-keyopt", `rsa_oaep_md:${hash}`, "-keyopt", `rsa_mgf1_md:${hash}`],
-		]),
-	),
-};
 const WAIT_MS = 30_000;
 
 export async function startOpensslPeer(options: { identity: PeerIdentity; workDir: string }) {
@@ -202,22 +174,13 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		let signature: PeerReceived["signature"] = null;
 		let micInput: Buffer | null = null;
 		if (/pkcs7-mime/i.test(headers["content-type"] ?? "")) {
-			const printed = await opensslPrint(workDir, body, "DER");
-			encryption = {
-				container: printedContainer(printed),
-				cipher: printedCipher(printed),
-				keyTransport: printedKeyTransport(printed),
-			};
-			entity = await inWorkspace(workDir, async (ws) => {
-				const input = await ws.file("message.p7m", body);
-				return openssl(["cms", "-decrypt", "-binary", "-inform", "DER", "-in", input, ...recipient()]);
-			});
+			({ entity, encryption } = await decryptEnveloped(workDir, body, identity));
 			// RFC 4130 §7.3.1: encrypted, unsigned → the MIC covers the decrypted entity, headers and all.
 			micInput = entity;
 		}
 		let parsed = parseEntity(entity);
 		if (mediaType(parsed.headers["content-type"]) === "multipart/signed") {
-			const verified = await verifySigned(entity);
+			const verified = await verifySigned(workDir, entity, ourCertPath);
 			signature = {
 				digest: verified.digest,
 				micalg: headerParam(parsed.headers["content-type"]!, "micalg"),
@@ -235,7 +198,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		const options = headers["disposition-notification-options"];
 		const signedMdn = /pkcs7-signature/i.test(options ?? "");
 		const micAlgorithm = (quirk.micAlgorithm ?? requestedMicAlgorithms(options)[0] ?? "sha256") as OpensslDigest;
-		const mic = signedMdn ? `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${MIC_NAME[micAlgorithm]}` : null;
+		const mic = signedMdn ? await micOf(workDir, micInput, micAlgorithm) : null;
 		const asyncUrl = headers["receipt-delivery-option"];
 		const mode = !wantsMdn ? "none" : asyncUrl ? "async" : "sync";
 		const mdnMic = quirk.omitMic || (quirk.pyas2MiclessMdn && !signature) ? null : mic;
@@ -286,98 +249,6 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		}
 	}
 
-	function recipient() {
-		return ["-inkey", identity.keyPath, "-recip", identity.certPath];
-	}
-
-	/**
-	 * Verifies a multipart/signed entity: its first part, byte-exact, against the detached
-	 * signature of its second (`openssl cms -verify -binary -content`), the signer only from
-	 * our identity certificate. Not `-inform SMIME`: OpenSSL's S/MIME reader rewrites every
-	 * line end of the first part to CRLF (crypto/asn1/asn_mime.c, multi_split), so binary
-	 * content with bare LFs — what AS2 sends with Content-Transfer-Encoding: binary — would
-	 * never verify.
-	 */
-	async function verifySigned(entity: Buffer): Promise<{ content: Buffer; digest: string; signedAttributes: boolean }> {
-		const parsed = parseEntity(entity);
-		const [content, signaturePart] = multipartParts(
-			parsed.body,
-			headerParam(parsed.headers["content-type"] ?? "", "boundary") ?? "",
-		);
-		if (!content || !signaturePart) throw new Error("a multipart/signed without its two parts");
-		const signature = decodedBody(parseEntity(signaturePart));
-		const printed = await opensslPrint(workDir, signature, "DER");
-		const verified = await inWorkspace(workDir, async (ws) => {
-			const signatureFile = await ws.file("signature.p7s", signature);
-			const contentFile = await ws.file("content", content);
-			return openssl([
-				"cms",
-				"-verify",
-				"-binary",
-				"-inform",
-				"DER",
-				"-in",
-				signatureFile,
-				"-content",
-				contentFile,
-				"-nointern",
-				"-certfile",
-				ourCertPath,
-				"-noverify",
-			]);
-		});
-		return {
-			content: verified,
-			digest: printedSignerDigest(printed),
-			signedAttributes: !/(^|\s)signedAttrs: <ABSENT>/.test(printed),
-		};
-	}
-
-	/**
-	 * `content` (an entity with its headers) signed with `openssl cms -sign -binary` (signed
-	 * attributes, OpenSSL's default): `hand` frames a detached DER signature as multipart/signed
-	 * itself, CRLF throughout (RFC 1847 §2.1); `cms` and `smime` take the S/MIME output of
-	 * `openssl cms -sign` / `openssl smime -sign` as the CLI writes it — LF delimiter lines, a
-	 * preamble ("This is an S/MIME signed message"), and for `smime` the legacy
-	 * `application/x-pkcs7-signature` — its header block becoming the HTTP headers.
-	 */
-	function signEntity(
-		content: Buffer,
-		digest: OpensslDigest,
-		options: { framing?: Framing; micalg?: string; signer?: PeerIdentity; cmsOptions?: string[] } = {},
-	): Promise<{ contentType: string; body: Buffer }> {
-		const signer = options.signer ?? identity;
-		const framing = options.framing ?? "hand";
-		return inWorkspace(workDir, async (ws) => {
-			const input = await ws.file("content", content);
-			const tool = framing === "smime" ? "smime" : "cms";
-			const output = await openssl([
-				tool,
-				"-sign",
-				"-binary",
-				"-md",
-				digest,
-				"-signer",
-				signer.certPath,
-				"-inkey",
-				signer.keyPath,
-				...(framing === "hand" || framing === "opaque" ? ["-outform", "DER"] : []),
-				...(framing === "opaque" ? ["-nodetach"] : []),
-				...(options.cmsOptions ?? []),
-				"-in",
-				input,
-			]);
-			if (framing === "opaque") {
-				return { contentType: 'application/pkcs7-mime; smime-type=signed-data; name="smime.p7m"', body: output };
-			}
-			if (framing !== "hand") {
-				const written = parseEntity(output);
-				return { contentType: written.headers["content-type"]!, body: written.body };
-			}
-			return multipartSigned(content, output, options.micalg ?? MIC_NAME[digest]!);
-		});
-	}
-
 	async function buildMdn(fields: {
 		from: string;
 		to: string;
@@ -408,9 +279,8 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 		} else {
 			const report = buildMdnReport({ ...fields, disposition: "processed" });
 			if (fields.signed) {
-				const signed = await signEntity(report, fields.micAlgorithm, {
+				const signed = await signEntity(workDir, report, fields.micAlgorithm, fields.quirk.signWith ?? identity, {
 					...(fields.quirk.framing ? { framing: fields.quirk.framing } : {}),
-					...(fields.quirk.signWith ? { signer: fields.quirk.signWith } : {}),
 					...(fields.quirk.mdnCmsOptions ? { cmsOptions: fields.quirk.mdnCmsOptions } : {}),
 				});
 				wire = { headers: { ...as2Headers, "Content-Type": signed.contentType }, body: signed.body };
@@ -432,7 +302,7 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 	async function verifyMdn(contentType: string, body: Buffer): Promise<NonNullable<PeerSent["mdn"]>> {
 		const entity = Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body]);
 		if (mediaType(contentType) === "multipart/signed") {
-			const verified = await verifySigned(entity);
+			const verified = await verifySigned(workDir, entity, ourCertPath);
 			return { ...readMdnReport(verified.content), signed: true, signerDigest: verified.digest };
 		}
 		return { ...readMdnReport(entity), signed: false, signerDigest: null };
@@ -452,50 +322,31 @@ export async function startOpensslPeer(options: { identity: PeerIdentity; workDi
 			content,
 		]);
 		const micAlgorithm: OpensslDigest = message.micAlgorithm ?? message.sign?.digest ?? "sha256";
-		// RFC 4130 §7.3.1: what the receiver's MIC must cover.
-		let micInput: Buffer =
-			message.shape === "raw-enveloped" ? message.payload : message.sign || message.encrypt ? entity : message.payload;
+		// RFC 4130 §7.3.1: signed or encrypted, the MIC covers the entity, headers and all, that
+		// was signed or encrypted; neither (or mendelson's bare file), the content alone.
+		const bare = message.shape === "raw-enveloped" || (!message.sign && !message.encrypt);
+		const micInput = bare ? message.payload : entity;
 		let contentType = message.contentType;
-		let body = message.shape === "raw-enveloped" ? message.payload : entity;
+		let body = bare ? message.payload : entity;
 		if (message.sign) {
-			const signed = await signEntity(entity, message.sign.digest, {
+			const signed = await signEntity(workDir, entity, message.sign.digest, identity, {
 				...(message.sign.micalg ? { micalg: message.sign.micalg } : {}),
 				...(message.sign.framing ? { framing: message.sign.framing } : {}),
 				...(message.sign.cmsOptions ? { cmsOptions: message.sign.cmsOptions } : {}),
 			});
 			contentType = signed.contentType;
 			body = signed.body;
-			micInput = entity;
 			if (message.shape === "lf-damaged") body = Buffer.from(body.toString("latin1").replace(/\r\n/g, "\n"), "latin1");
 		}
 		if (message.encrypt) {
 			const toEncrypt = message.sign
 				? Buffer.concat([Buffer.from(`Content-Type: ${contentType}\r\n\r\n`), body])
 				: body;
-			const { cipher, keyTransport, recipientCertPath = ourCertPath, cmsOptions = [] } = message.encrypt;
-			body = await inWorkspace(workDir, async (ws) => {
-				const input = await ws.file("entity", toEncrypt);
-				return openssl([
-					"cms",
-					"-encrypt",
-					"-binary",
-					`-${cipher}`,
-					"-outform",
-					"DER",
-					"-in",
-					input,
-					"-recip",
-					recipientCertPath,
-					...(KEYOPTS[keyTransport] ?? []),
-					...cmsOptions,
-				]);
-			});
-			const smimeType = /gcm/.test(cipher) ? "authEnveloped-data" : "enveloped-data";
-			contentType = `application/pkcs7-mime; smime-type=${smimeType}; name="smime.p7m"`;
-		} else if (!message.sign) {
-			body = message.payload;
+			const encrypted = await encryptEntity(workDir, toEncrypt, { recipientCertPath: ourCertPath, ...message.encrypt });
+			contentType = encrypted.contentType;
+			body = encrypted.body;
 		}
-		const mic = `${await opensslDigest(workDir, micInput, micAlgorithm)}, ${MIC_NAME[micAlgorithm]}`;
+		const mic = await micOf(workDir, micInput, micAlgorithm);
 		const headers: Record<string, string> = {
 			"AS2-Version": message.as2Version ?? "1.2",
 			"AS2-From": message.from,
