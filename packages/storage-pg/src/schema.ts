@@ -409,6 +409,7 @@ export const webhookDeliveries = pgTable(
 		endpointId: text("endpoint_id").notNull(),
 		eventId: text("event_id"),
 		eventKind: text("event_kind").notNull(),
+		orderingKey: text("ordering_key"),
 		body: text("body").notNull(),
 		status: text("status").notNull(),
 		attempts: integer("attempts").notNull(),
@@ -429,6 +430,8 @@ export const webhookDeliveries = pgTable(
 		// reads an endpoint's newest.
 		index("webhook_deliveries_endpoint_due_idx").on(t.endpointId, t.status, t.nextAttemptAt, t.seq),
 		index("webhook_deliveries_endpoint_seq_idx").on(t.endpointId, t.seq),
+		// A claim skips a delivery while one before it with its ordering key is pending.
+		index("webhook_deliveries_ordering_idx").on(t.endpointId, t.orderingKey, t.status, t.seq),
 		index("webhook_deliveries_finished_idx").on(t.updatedAt),
 		index("webhook_deliveries_held_idx").on(t.status, t.lockedUntil),
 	],

@@ -36,6 +36,7 @@ it("two connections to one file never claim the same delivery nor exceed the per
 				endpointId: i % 2 ? "wh_000001" : "wh_000002",
 				eventId: `evt_${i}`,
 				eventKind: "message.sent",
+				orderingKey: null,
 				body: "{}",
 				status: "pending",
 				attempts: 0,

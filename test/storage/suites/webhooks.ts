@@ -29,6 +29,7 @@ const delivery = (overrides: Partial<WebhookDeliveryRecord> = {}): WebhookDelive
 		endpointId: "wh_000001",
 		eventId: `evt_${String(n).padStart(6, "0")}`,
 		eventKind: "message.sent",
+		orderingKey: null,
 		body: `{"event":"message.sent","n":${n}}`,
 		status: "pending",
 		attempts: 0,
@@ -211,6 +212,34 @@ export const webhookTests = {
 		const claimed = await claim(store, "w1", at(10));
 		expect(claimed.map((d) => d.id)).toEqual([early.id, late.id]);
 		expect(claimed[0]).toMatchObject({ lockedBy: "w1", lockedUntil: at(70), body: early.body, status: "pending" });
+	},
+	"webhooks - deliveries with one ordering key go out one at a time, in order; a final one lets the next go": async ({
+		store,
+	}) => {
+		await store.webhookEndpoints.create(endpoint("wh_000001"));
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		const sent = delivery({ orderingKey: "msg_000001", eventKind: "message.sent" });
+		const delivered = delivery({ orderingKey: "msg_000001", eventKind: "message.delivered" });
+		const other = delivery({ orderingKey: "msg_000002" });
+		const unordered = delivery();
+		// Its own endpoint: ordered per endpoint, not across them.
+		const elsewhere = delivery({ orderingKey: "msg_000001", endpointId: "wh_000002" });
+		for (const d of [sent, delivered, other, unordered, elsewhere]) await store.webhookDeliveries.create(d);
+		const first = await claim(store, "w1", at(10));
+		expect(first.map((d) => d.id).sort()).toEqual([sent.id, other.id, unordered.id, elsewhere.id].sort());
+		// While the first waits for a retry, the next still waits for it.
+		const retry = { attempt: attempt(sent), status: "pending" as const, nextAttemptAt: at(20), updatedAt: at(11) };
+		expect(await store.webhookDeliveries.finishAttempt("tnt_000001", sent.id, "w1", retry)).toBe(true);
+		expect((await claim(store, "w2", at(15))).map((d) => d.id)).toEqual([]);
+		expect((await claim(store, "w2", at(21))).map((d) => d.id)).toEqual([sent.id]);
+		const done = {
+			attempt: attempt(sent, { attempt: 2 }),
+			status: "succeeded" as const,
+			nextAttemptAt: null,
+			updatedAt: at(22),
+		};
+		expect(await store.webhookDeliveries.finishAttempt("tnt_000001", sent.id, "w2", done)).toBe(true);
+		expect((await claim(store, "w3", at(23))).map((d) => d.id)).toEqual([delivered.id]);
 	},
 	"webhooks - an endpoint at its cap never keeps other endpoints' deliveries from a claim": async ({ store }) => {
 		for (const id of ["wh_000001", "wh_000002", "wh_000003"]) await store.webhookEndpoints.create(endpoint(id));

@@ -54,6 +54,12 @@ export interface WebhookDeliveryRecord {
 	/** The outbox event delivered; null for `webhook.test`, which is not an outbox event. */
 	eventId: string | null;
 	eventKind: string;
+	/**
+	 * Deliveries with one key to one endpoint go out one at a time, in the order they were made:
+	 * a message's events carry its id, so `message.delivered` never overtakes `message.sent`.
+	 * Null: no order with any other delivery.
+	 */
+	orderingKey: string | null;
 	/** The exact request body: signed and sent unchanged on every attempt. */
 	body: string;
 	status: WebhookDeliveryStatus;

@@ -52,6 +52,14 @@ const dueAt = (now: Date) =>
 	sql`d.status = 'pending' and d.next_attempt_at <= ${instant(now)} and (d.locked_until is null or d.locked_until < ${instant(now)})`;
 
 /**
+ * Not behind another pending delivery with its ordering key to its endpoint (a message's events
+ * go out one at a time, in order: the port's orderingKey). An index seek per candidate.
+ */
+const firstOfItsKey = sql`(d.ordering_key is null or not exists (
+	select 1 from webhook_deliveries p
+	where p.endpoint_id = d.endpoint_id and p.ordering_key = d.ordering_key and p.status = 'pending' and p.seq < d.seq))`;
+
+/**
  * Takes the claim lock of every active endpoint with a due delivery, until the transaction
  * ends, and returns their ids. The per-endpoint cap counts the deliveries held: without the
  * lock, two claimers at READ COMMITTED would count the same free places and both fill them
@@ -92,7 +100,7 @@ function pickDue(endpointIds: string[], { limit, perEndpointLimit, now }: ClaimD
 		left join held on held.endpoint_id = e.id
 		cross join lateral (
 			select d.seq, d.next_attempt_at from webhook_deliveries d
-			where d.endpoint_id = e.id and ${dueAt(now)}
+			where d.endpoint_id = e.id and ${dueAt(now)} and ${firstOfItsKey}
 			order by d.next_attempt_at, d.seq
 			limit greatest(${perEndpointLimit}::int - coalesce(held.n, 0), 0)
 			for update skip locked

@@ -75,7 +75,10 @@ function prepare(client: Database.Database) {
 		),
 		activeEndpoints: client.prepare<[], { id: string }>("select id from webhook_endpoints where active = 1"),
 		dueOf: client.prepare<[string, number, number, number], DueRow>(
-			"select seq, next_attempt_at from webhook_deliveries where endpoint_id = ? and status = 'pending' and next_attempt_at <= ? and (locked_until is null or locked_until < ?) order by next_attempt_at, seq limit ?",
+			// Not behind another pending delivery with its ordering key (the port's orderingKey).
+			`select d.seq, d.next_attempt_at from webhook_deliveries d where d.endpoint_id = ? and d.status = 'pending' and d.next_attempt_at <= ? and (d.locked_until is null or d.locked_until < ?)
+				and (d.ordering_key is null or not exists (select 1 from webhook_deliveries p where p.endpoint_id = d.endpoint_id and p.ordering_key = d.ordering_key and p.status = 'pending' and p.seq < d.seq))
+				order by d.next_attempt_at, d.seq limit ?`,
 		),
 	};
 }

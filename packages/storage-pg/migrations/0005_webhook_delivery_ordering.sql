@@ -1,0 +1,2 @@
+ALTER TABLE "webhook_deliveries" ADD COLUMN "ordering_key" text;--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_ordering_idx" ON "webhook_deliveries" USING btree ("endpoint_id","ordering_key","status","seq");
