@@ -88,6 +88,7 @@ beforeAll(async () => {
 		endpointId: a.webhookId!,
 		eventId: null,
 		eventKind: "webhook.test",
+		orderingKey: null,
 		body: "{}",
 		status: "failed",
 		attempts: 1,

@@ -30,6 +30,8 @@ it("caps attempts in flight per endpoint, and one slow endpoint never delays ano
 	fast = await startReceiver();
 	await w.createEndpoint({ url: slow.url, events: ["message.sent"] });
 	await w.createEndpoint({ url: fast.url, events: ["message.failed"] });
+	// Each event of another message: the events of one message go out one at a time, in order.
+	let messages = 0;
 	const record = (kind: EventKind) =>
 		w.t.store.transaction((tx) =>
 			recordEvent(
@@ -39,7 +41,7 @@ it("caps attempts in flight per endpoint, and one slow endpoint never delays ano
 					accountId: w.owner.accountId,
 					tenantId: w.owner.tenantId,
 					environment: "live",
-					data: EVENT_SAMPLES[kind]!,
+					data: { ...EVENT_SAMPLES[kind]!, id: `msg_${String(++messages).padStart(6, "0")}` },
 				},
 				w.t.clock.now(),
 			),

@@ -103,6 +103,7 @@ it("finishes the work of a process that died holding a fan-out job and a deliver
 		endpointId: endpoint.id,
 		eventId: null,
 		eventKind: "message.sent",
+		orderingKey: null,
 		body: JSON.stringify({
 			event: "message.sent",
 			data: EVENT_SAMPLES["message.sent"],

@@ -203,6 +203,7 @@ export function createWebhookService(deps: ServiceDeps) {
 				endpointId: endpoint.id,
 				eventId: null,
 				eventKind: "webhook.test",
+				orderingKey: null,
 				body: JSON.stringify(eventEnvelope("webhook.test", data, at)),
 				status: "pending",
 				attempts: 0,

@@ -34,6 +34,7 @@ export function fanOutHandler(deps: ServiceDeps, onDeliveries: () => void): JobH
 					endpointId: endpoint.id,
 					eventId: event.id,
 					eventKind: event.kind,
+					orderingKey: orderingKeyOf(event),
 					body,
 					status: "pending",
 					attempts: 0,
@@ -52,6 +53,14 @@ export function fanOutHandler(deps: ServiceDeps, onDeliveries: () => void): JobH
 		});
 		if (created > 0) onDeliveries();
 	};
+}
+
+/**
+ * The events of one message reach an endpoint in the order they happened (issue #18): its id
+ * orders them. Other events have no order among themselves.
+ */
+function orderingKeyOf(event: EventRecord): string | null {
+	return event.kind.startsWith("message.") && typeof event.data.id === "string" ? event.data.id : null;
 }
 
 /**
