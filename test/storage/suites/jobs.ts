@@ -80,6 +80,24 @@ export const jobTests = {
 		await store.jobs.complete(claimed[0]!.id, "w1");
 		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
 	},
+	"jobs - depth per kind: due, scheduled and running as of now, and the oldest due": async ({ store }) => {
+		expect(await store.jobs.depth(T0)).toEqual([]);
+		await store.jobs.enqueue({ kind: "send", payload: { n: 1 }, runAt: at(1) }, T0);
+		await store.jobs.enqueue({ kind: "send", payload: { n: 2 }, runAt: at(3) }, T0);
+		await store.jobs.enqueue({ kind: "send", payload: { n: 3 }, runAt: at(100) }, T0);
+		await store.jobs.enqueue({ kind: "scan", payload: {}, runAt: at(2) }, T0);
+		// The first due send is held until at(40), the scan until at(15).
+		await store.jobs.claim({ workerId: "w1", leaseMs: 35_000, kinds: ["send"], limit: 1, now: at(5) });
+		await store.jobs.claim({ workerId: "w1", leaseMs: 10_000, kinds: ["scan"], limit: 1, now: at(5) });
+		expect(await store.jobs.depth(at(10))).toEqual([
+			{ kind: "scan", due: 0, scheduled: 0, running: 1, oldestDueAt: null },
+			{ kind: "send", due: 1, scheduled: 1, running: 1, oldestDueAt: at(3) },
+		]);
+		expect(await store.jobs.depth(at(50))).toEqual([
+			{ kind: "scan", due: 1, scheduled: 0, running: 0, oldestDueAt: at(2) },
+			{ kind: "send", due: 2, scheduled: 1, running: 0, oldestDueAt: at(1) },
+		]);
+	},
 	"schedules - one claim per period across callers": async ({ store }) => {
 		const first = await Promise.all(
 			Array.from({ length: 5 }, () => store.schedules.claimPeriod("scan", "2026-01-01T00")),

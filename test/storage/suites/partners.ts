@@ -181,4 +181,28 @@ export const partnerTests = {
 		expect(await store.certificates.listUnnotified("expiring", at(500), 10)).toEqual([]);
 		expect((await store.certificates.listUnnotified("expired", at(500), 10)).map((c) => c.id)).toEqual(["cert_000001"]);
 	},
+	"certificates - soonest expiry per owner: active and not deleted only, master partners apart": async ({ store }) => {
+		await store.certificates.create(certificate("cert_000001", { expiresAt: at(500) }));
+		await store.certificates.create(certificate("cert_000002", { expiresAt: at(300), partnerId: "prt_000002" }));
+		await store.certificates.create(certificate("cert_000003", { expiresAt: at(100), active: false }));
+		await store.certificates.create(certificate("cert_000004", { expiresAt: at(200) }));
+		await store.certificates.softDelete("cert_000004", at(1));
+		await store.certificates.create(
+			certificate("cert_000005", { expiresAt: at(400), type: "identity", partnerId: null, origin: "generated" }),
+		);
+		await store.certificates.create(
+			certificate("cert_000006", { expiresAt: at(700), tenantId: null, partnerId: "prt_master_000001" }),
+		);
+		await store.certificates.create(certificate("cert_000007", { expiresAt: at(900), tenantId: "tnt_000002" }));
+		await store.certificates.create(
+			certificate("cert_000008", { expiresAt: at(50), accountId: "acc_000002", tenantId: "tnt_000003", active: false }),
+		);
+		const expiries = await store.certificates.soonestExpiries();
+		const owner = (e: { accountId: string; tenantId: string | null }) => `${e.accountId}/${e.tenantId}`;
+		expect([...expiries].sort((a, b) => owner(a).localeCompare(owner(b)))).toEqual([
+			{ accountId: "acc_000001", tenantId: null, expiresAt: at(700) },
+			{ accountId: "acc_000001", tenantId: "tnt_000001", expiresAt: at(300) },
+			{ accountId: "acc_000001", tenantId: "tnt_000002", expiresAt: at(900) },
+		]);
+	},
 } satisfies Record<string, ConformanceTest>;

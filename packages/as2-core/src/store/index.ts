@@ -5,7 +5,15 @@
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
 export type * from "./epcis-store.ts";
 export { formatId } from "./format-id.ts";
-export type { ClaimOptions, JobRecord, JobStore, KeyedJobOutcome, NewJob, ScheduleStore } from "./jobs.ts";
+export type {
+	ClaimOptions,
+	JobKindDepth,
+	JobRecord,
+	JobStore,
+	KeyedJobOutcome,
+	NewJob,
+	ScheduleStore,
+} from "./jobs.ts";
 export { type BucketOptions, type RateLimitStore, type TakeResult, takeFromBucket, type UsageStore } from "./limits.ts";
 export type * from "./message-records.ts";
 export type * from "./message-store.ts";

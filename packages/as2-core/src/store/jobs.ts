@@ -42,6 +42,19 @@ export interface ClaimOptions {
 	now: Date;
 }
 
+/** The queue of one job kind at an instant, for operators' metrics. */
+export interface JobKindDepth {
+	kind: string;
+	/** Due (runAt ≤ now) and not held: waiting for a worker. */
+	due: number;
+	/** Not yet due and not held (retries waiting for their time, scheduled sends). */
+	scheduled: number;
+	/** Held by a worker whose lease has not expired. */
+	running: number;
+	/** The earliest runAt among the due jobs: how long the queue has kept work waiting. */
+	oldestDueAt: Date | null;
+}
+
 export interface JobStore {
 	/** Enqueues a job; resolves to null when `key` is held by a job not yet completed. */
 	enqueue(job: NewJob, now: Date): Promise<JobRecord | null>;
@@ -67,6 +80,8 @@ export interface JobStore {
 	get(id: string): Promise<JobRecord | null>;
 	/** Jobs not completed, for operators and tests: optionally of one kind. */
 	list(options?: { kind?: string }): Promise<JobRecord[]>;
+	/** Every kind with jobs not completed, by kind name, counted as of `now`. */
+	depth(now: Date): Promise<JobKindDepth[]>;
 }
 
 /**

@@ -62,4 +62,15 @@ export interface CertificateStore {
 	listUnnotified(kind: "expiring" | "expired", before: Date, limit: number): Promise<CertificateRecord[]>;
 	/** Records the notification; true only for the first caller (exactly-once across instances). */
 	markNotified(id: string, kind: "expiring" | "expired", at: Date): Promise<boolean>;
+	/**
+	 * The soonest expiry among the active, not deleted certificates of each owner: a tenant, or
+	 * (tenantId null) an account's master partners; in no particular order.
+	 */
+	soonestExpiries(): Promise<CertificateExpiry[]>;
+}
+
+export interface CertificateExpiry {
+	accountId: string;
+	tenantId: string | null;
+	expiresAt: Date;
 }

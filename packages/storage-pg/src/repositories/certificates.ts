@@ -1,5 +1,5 @@
 import type { CertificateListFilter, CertificateRecord, CertificateStore } from "@as2kit/core/store";
-import { and, asc, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { certificates } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
@@ -7,6 +7,12 @@ import { lockPlanLimits } from "./plan-limit-lock.ts";
 
 const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
 const live = isNull(certificates.deletedAt);
+/** CertificateStore.soonestExpiries, grouped by owner (min() of a not-null column over a non-empty group). */
+const EXPIRY = {
+	accountId: certificates.accountId,
+	tenantId: certificates.tenantId,
+	expiresAt: sql<Date>`min(${certificates.expiresAt})`.mapWith(certificates.expiresAt),
+};
 const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
 
 function listConditions(filter: CertificateListFilter): SQL {
@@ -130,5 +136,13 @@ export function createCertificateStore(runner: Runner): CertificateStore {
 			);
 			return marked.length === 1;
 		},
+		soonestExpiries: () =>
+			runner.run((db) =>
+				db
+					.select(EXPIRY)
+					.from(certificates)
+					.where(and(live, eq(certificates.active, true)))
+					.groupBy(certificates.accountId, certificates.tenantId),
+			),
 	};
 }

@@ -2,6 +2,7 @@ import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, schedules } from "../schema.ts";
+import { depthColumns } from "./job-depth.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
 type JobRow = typeof jobs.$inferSelect;
@@ -119,6 +120,8 @@ export function createJobStore(runner: Runner): JobStore {
 						.orderBy(asc(jobs.id)),
 				)
 				.then((rows) => rows.map(toJob)),
+		depth: (now) =>
+			runner.run((db) => db.select(depthColumns(now)).from(jobs).groupBy(jobs.kind).orderBy(asc(jobs.kind))),
 	};
 }
 

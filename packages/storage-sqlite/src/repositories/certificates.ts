@@ -1,5 +1,5 @@
 import type { CertificateRecord, CertificateStore } from "@as2kit/core/store";
-import { and, count, desc, eq, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { CertificateListCache } from "../certificate-list-cache.ts";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
@@ -13,6 +13,12 @@ const IDENTITIES_OF = `select ${RAW.columns} from "certificates"
 	where "deleted_at" is null and "tenant_id" = ? and "type" = 'identity' ${NEWEST_FIRST}`;
 const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
 const live = isNull(certificates.deletedAt);
+/** CertificateStore.soonestExpiries, grouped by owner (min() of a not-null column over a non-empty group). */
+const EXPIRY = {
+	accountId: certificates.accountId,
+	tenantId: certificates.tenantId,
+	expiresAt: sql<Date>`min(${certificates.expiresAt})`.mapWith(certificates.expiresAt),
+};
 const NOTIFIED = { expiring: certificates.expiringNotifiedAt, expired: certificates.expiredNotifiedAt } as const;
 
 /** `lists`: the cache of listFor, for the store outside transactions only (null inside one). */
@@ -122,6 +128,15 @@ export function createCertificateStore(exec: Exec, lists: CertificateListCache |
 						.set(kind === "expiring" ? { expiringNotifiedAt: at } : { expiredNotifiedAt: at })
 						.where(and(eq(certificates.id, id), isNull(NOTIFIED[kind])))
 						.run().changes === 1,
+			),
+		soonestExpiries: () =>
+			exec((db) =>
+				db
+					.select(EXPIRY)
+					.from(certificates)
+					.where(and(live, eq(certificates.active, true)))
+					.groupBy(certificates.accountId, certificates.tenantId)
+					.all(),
 			),
 	};
 }

@@ -3,6 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { jobs, schedules } from "../schema.ts";
+import { depthColumns } from "./job-depth.ts";
 
 const RAW_JOBS = rawTable(jobs);
 const ENQUEUE = `${RAW_JOBS.insertSql} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
@@ -106,6 +107,8 @@ export function createJobStore(exec: Exec): JobStore {
 					.all()
 					.map(toJob),
 			),
+		depth: (now) =>
+			exec((db) => db.select(depthColumns(now)).from(jobs).groupBy(jobs.kind).orderBy(asc(jobs.kind)).all()),
 	};
 }
 
