@@ -25,6 +25,7 @@ import { partnerCheckRoutes } from "./routes/partner-checks.ts";
 import { partnerRoutes } from "./routes/partners.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { webhookEndpointRoutes, webhookStatsRoutes } from "./routes/webhook-endpoints.ts";
+import { registerStoreGauges } from "./service-metrics.ts";
 
 export interface AppOptions {
 	service: Service;
@@ -35,6 +36,10 @@ export interface AppOptions {
 	metricsToken?: string | null;
 	/** The prefix the app is mounted under, for the OpenAPI `servers` entry. */
 	basePath?: string;
+	/**
+	 * What `/metrics` serves: HTTP metrics, the store's gauges, and the engine's counters when
+	 * the service was created with a `ServiceMetrics` on this registry (node/create-server.ts).
+	 */
 	metrics?: HttpMetrics;
 }
 
@@ -50,6 +55,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	const service = options.service;
 	const logger = options.logger ?? service.deps.logger;
 	const metrics = options.metrics ?? new HttpMetrics();
+	registerStoreGauges(metrics.registry, service.deps);
 	const clientIp = options.clientIp ?? defaultClientIp;
 	const app = new Hono<AppEnv>();
 	app.onError(renderError);

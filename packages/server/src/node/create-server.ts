@@ -9,6 +9,8 @@ import { Hono } from "hono";
 import { pino } from "pino";
 import { createFsBlobStore } from "../blobs/fs-blob-store.ts";
 import { createApp } from "../http/app.ts";
+import { HttpMetrics } from "../http/metrics.ts";
+import { ServiceMetrics } from "../http/service-metrics.ts";
 import { createService, type Service } from "../service/create-service.ts";
 import type { Logger } from "../service/deps.ts";
 import { type Background, createBackground } from "../service/jobs/background.ts";
@@ -44,8 +46,11 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	const masterKey = loadMasterKey(config.AS2_MASTER_KEY, config.AS2_DATA_DIR, logger);
 	const store = await openStore(config.DATABASE_URL);
 	const epcisEngine = startEpcisEngine(config, logger);
+	// One registry for `/metrics`: the engine's counters beside the HTTP ones.
+	const metrics = new HttpMetrics();
 	const service = createService({
 		store,
+		telemetry: new ServiceMetrics(metrics.registry),
 		blobs: createFsBlobStore(config.BLOB_DIR),
 		logger,
 		epcisEngine,
@@ -70,7 +75,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 		const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
 		return forwarded || incoming?.socket?.remoteAddress || "unknown";
 	};
-	const app = createApp({ service, logger, clientIp, metricsToken: config.AS2_METRICS_TOKEN });
+	const app = createApp({ service, logger, clientIp, metrics, metricsToken: config.AS2_METRICS_TOKEN });
 	const tlsOptions =
 		config.TLS_CERT_FILE && config.TLS_KEY_FILE
 			? {

@@ -16,6 +16,7 @@ import { createPartnerChecks } from "./partners/partner-tests.ts";
 import { createPartnerService } from "./partners/partners.ts";
 import { createRateLimiter } from "./rate-limits.ts";
 import { deriveKey } from "./secrets/tokens.ts";
+import { NO_TELEMETRY, type Telemetry } from "./telemetry.ts";
 import { createTenantService } from "./tenants.ts";
 import { createWebhookService } from "./webhooks/endpoints.ts";
 
@@ -27,6 +28,8 @@ export interface ServiceOptions {
 	logger?: Logger;
 	/** Default: on the calling thread; the Node entry passes its thread pool (node/epcis-thread-pool.ts). */
 	epcisEngine?: EpcisEngine;
+	/** Default: none; the Node entry passes its Prometheus metrics (http/service-metrics.ts). */
+	telemetry?: Telemetry;
 }
 
 /**
@@ -50,6 +53,7 @@ export function createService(options: ServiceOptions) {
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
 		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),
+		telemetry: options.telemetry ?? NO_TELEMETRY,
 	};
 	const messages = createMessagePipeline(deps);
 	return {

@@ -1,6 +1,7 @@
 import type { As2Store, BlobStore } from "@as2kit/core/store";
 import type { ServiceConfig } from "./config.ts";
 import type { EpcisEngine } from "./epcis/epcis-engine.ts";
+import type { Telemetry } from "./telemetry.ts";
 
 /** A structured logger (pino's shape); the engine never prints. */
 export interface Logger {
@@ -27,6 +28,8 @@ export interface ServiceDeps {
 	wake: () => void;
 	/** Where EPCIS documents are validated and read (epcis/epcis-engine.ts). */
 	epcisEngine: EpcisEngine;
+	/** Where operator metrics go (telemetry.ts); a no-op unless the host collects them. */
+	telemetry: Telemetry;
 }
 
 export const SILENT_LOGGER: Logger = {

@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { scratchDir } from "../../../../test/setup/scratch-dirs.ts";
 import { configFromEnv } from "../../src/node/config-from-env.ts";
 import { type RunningServer, startServer } from "../../src/node/create-server.ts";
-import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { type Logger, SILENT_LOGGER } from "../../src/service/deps.ts";
 import { makeCertificates } from "./certs.ts";
 import { openKeyScope, poolRsaKeyGeneration } from "./rsa-key-pool.ts";
 import { createTestPki, type TestPki } from "./tls.ts";
@@ -42,7 +42,12 @@ export interface Peer {
  * A real reference server over HTTPS on loopback (TLS from a throwaway CA), with its own
  * SQLite database and blob directory, a registered tenant and a live key.
  */
-export async function startPeer(name: string, pki: TestPki, env: Record<string, string> = {}): Promise<Peer> {
+export async function startPeer(
+	name: string,
+	pki: TestPki,
+	env: Record<string, string> = {},
+	options: { logger?: Logger } = {},
+): Promise<Peer> {
 	const dir = scratchDir(`as2kit-peer-${name}-`);
 	const closeKeyScope = openKeyScope();
 	const port = await freePort();
@@ -62,7 +67,7 @@ export async function startPeer(name: string, pki: TestPki, env: Record<string, 
 			AS2_DEFAULT_PLAN: "enterprise",
 			...env,
 		}),
-		{ logger: SILENT_LOGGER },
+		{ logger: options.logger ?? SILENT_LOGGER },
 	);
 	const call: Peer["call"] = async (method, path, body) => {
 		const response = await server.app.request(path, {

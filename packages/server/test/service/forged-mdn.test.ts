@@ -224,7 +224,7 @@ describe("a sync MDN (the answer to our own POST) that does not verify", () => {
 			partnerCertificates: [parseCertificates(partnerKey.certPem)[0]!],
 			at: t.clock.now(),
 		});
-		const { verdict } = await applyMdn(t.store, message, mdn, {
+		const { verdict } = await applyMdn(t.service.deps, message, mdn, {
 			signedRequested: true,
 			at: t.clock.now(),
 			via: "sync",

@@ -130,6 +130,7 @@ export function epcisRoutes() {
 					const rules = epcis.rules(principal, ruleNames(input.validation_rules));
 					result = await epcis.validate(principal, input.document, rules);
 				}
+				c.var.service.deps.telemetry.epcisValidation(result.valid ? "valid" : "invalid");
 				return c.json(epcisValidationView(result));
 			},
 		)

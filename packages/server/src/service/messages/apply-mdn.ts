@@ -1,8 +1,8 @@
 import { formatMic, type ParsedMdn } from "@as2kit/core";
-import type { As2Store, MdnData, MessagePatch, MessageRecord, RejectedMdn } from "@as2kit/core/store";
+import type { MdnData, MessagePatch, MessageRecord, RejectedMdn } from "@as2kit/core/store";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { expectedMics, judgeMdn, type MdnVerdict, sameMic } from "./mdn-verdict.ts";
-import { type AlsoInTransaction, failMessage, transitionMessage } from "./message-transitions.ts";
+import { type AlsoInTransaction, failMessage, type TransitionDeps, transitionMessage } from "./message-transitions.ts";
 
 /** Rejected MDNs kept on a message: enough to see what came, bounded against a flood of forgeries. */
 export const REJECTED_MDNS_KEPT = 20;
@@ -20,7 +20,7 @@ export const REJECTED_MDNS_KEPT = 20;
  *   `rejectedMdns` as well — waiting would only postpone the same failure to the deadline.
  */
 export async function applyMdn(
-	store: As2Store,
+	deps: TransitionDeps,
 	message: MessageRecord,
 	mdn: ParsedMdn,
 	context: {
@@ -41,7 +41,7 @@ export async function applyMdn(
 	const settled = { mdnData: data, ...sentFields(message, at), ...context.patch };
 	if (verdict.outcome === "delivered") {
 		const moved = await transitionMessage(
-			store,
+			deps,
 			message,
 			["processing", "sent"],
 			{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnDeadline: null, ...settled },
@@ -49,25 +49,27 @@ export async function applyMdn(
 			at,
 			also,
 		);
+		if (moved) recordMdnWait(deps, message, context);
 		return { verdict, message: moved };
 	}
 	if (verdict.outcome === "failed") {
 		const failed = await failMessage(
-			store,
+			deps,
 			message,
 			{ code: verdict.code, message: verdict.message, hint: await context.hint?.(verdict) },
 			at,
 			{ mdnStatus: verdict.mdnStatus, ...settled },
 			also,
 		);
+		if (failed) recordMdnWait(deps, message, context);
 		return { verdict, message: failed };
 	}
 	const entry = rejectedEntry(mdn, verdict.reason, at);
 	if (context.via === "async") {
-		return { verdict, message: await store.messages.addRejectedMdn(message.id, entry, REJECTED_MDNS_KEPT) };
+		return { verdict, message: await deps.store.messages.addRejectedMdn(message.id, entry, REJECTED_MDNS_KEPT) };
 	}
 	const failed = await failMessage(
-		store,
+		deps,
 		message,
 		{ code: "INVALID_MDN", message: `the sync MDN was rejected: ${verdict.reason}` },
 		at,
@@ -75,6 +77,12 @@ export async function applyMdn(
 		also,
 	);
 	return { verdict, message: failed };
+}
+
+/** The wait from the transmission to the MDN that settled it (an MDN that overtook our bookkeeping waited 0 s). */
+function recordMdnWait(deps: TransitionDeps, message: MessageRecord, context: { at: Date; via: "sync" | "async" }) {
+	const sentAt = message.sentAt ?? context.at;
+	deps.telemetry.mdnReceived(context.via, Math.max(0, (context.at.getTime() - sentAt.getTime()) / 1000));
 }
 
 function mdnData(message: MessageRecord, mdn: ParsedMdn, at: Date, verdict: MdnVerdict): MdnData {

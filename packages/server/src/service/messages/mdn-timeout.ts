@@ -7,13 +7,14 @@ import { failMessage } from "./message-transitions.ts";
 /** Every minute: sent messages whose async MDN is overdue fail with MDN_TIMEOUT (AS2_MDN_TIMEOUT_SECONDS). */
 export const MDN_TIMEOUT_SCAN: PeriodicTask = { name: "messages.mdn_timeout_scan", everySeconds: 60 };
 
-export function mdnTimeoutHandler({ store, now }: ServiceDeps): JobHandler {
+export function mdnTimeoutHandler(deps: ServiceDeps): JobHandler {
+	const { store, now } = deps;
 	return async () => {
 		for (let round = 0; round < 100; round++) {
 			const at = now();
 			const overdue = await store.messages.listMdnOverdue(at, 200);
 			for (const message of overdue) {
-				await failMessage(store, message, { code: "MDN_TIMEOUT", message: timeoutMessage(message) }, at, {
+				await failMessage(deps, message, { code: "MDN_TIMEOUT", message: timeoutMessage(message) }, at, {
 					mdnStatus: "timeout",
 					mdnDeadline: null,
 				});

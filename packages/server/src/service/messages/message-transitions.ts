@@ -1,4 +1,5 @@
 import type { As2Store, MessagePatch, MessageRecord, MessageStatus } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
 import { recordEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { messageEventData } from "../views/message-views.ts";
@@ -8,13 +9,16 @@ type EventKind = keyof typeof messageEventData;
 /** More writes that belong to a move, in its transaction (the end of the job that made it). */
 export type AlsoInTransaction = (tx: As2Store) => Promise<void>;
 
+/** What a move needs: the store (or the transaction it joins), and where final statuses are counted and logged. */
+export type TransitionDeps = Pick<ServiceDeps, "store" | "telemetry" | "logger">;
+
 /**
  * Moves a message from one of `from` and records the events of the move, in one transaction
  * (interface spec, States and transitions), with `also` when the move happens. Null when
- * another worker moved it first.
+ * another worker moved it first. A final status is counted once it is committed (telemetry.ts).
  */
 export async function transitionMessage(
-	store: As2Store,
+	deps: TransitionDeps,
 	message: MessageRecord,
 	from: readonly MessageStatus[],
 	patch: MessagePatch,
@@ -22,7 +26,7 @@ export async function transitionMessage(
 	at: Date,
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
-	return store.transaction(async (tx) => {
+	const moved = await deps.store.transaction(async (tx) => {
 		const moved = await tx.messages.transition(message.id, from, { ...patch, updatedAt: at });
 		if (!moved) return null;
 		await also?.(tx);
@@ -41,14 +45,26 @@ export async function transitionMessage(
 		}
 		return moved;
 	});
+	if (moved && isSettled(moved)) deps.telemetry.messageSettled(moved);
+	return moved;
+}
+
+/** Final statuses (interface spec, States and transitions): `sent` is final when no MDN was asked for. */
+function isSettled(message: MessageRecord): boolean {
+	return (
+		message.status !== "queued" &&
+		message.status !== "processing" &&
+		(message.status !== "sent" || message.mdnMode === "none")
+	);
 }
 
 /**
  * The final failure of a message, with its error, from any state that is not final. A `hint`
  * (the partner setting that would likely fix it) is kept in the details as `error_hint`.
+ * Logged once, by the caller that moved it (README, Metrics and logs).
  */
-export function failMessage(
-	store: As2Store,
+export async function failMessage(
+	deps: TransitionDeps,
 	message: MessageRecord,
 	error: { code: string; message: string; hint?: CompatibilityHint | null },
 	at: Date,
@@ -56,8 +72,8 @@ export function failMessage(
 	also?: AlsoInTransaction,
 ) {
 	const hinted = error.hint ? { details: { ...message.details, error_hint: error.hint } } : {};
-	return transitionMessage(
-		store,
+	const failed = await transitionMessage(
+		deps,
 		message,
 		["queued", "processing", "sent"],
 		{
@@ -72,4 +88,17 @@ export function failMessage(
 		at,
 		also,
 	);
+	if (failed) {
+		deps.logger.warn(
+			{
+				messageId: failed.id,
+				partnerId: failed.partnerId,
+				attempt: failed.attempts,
+				errorCode: failed.errorCode,
+				durationMs: failed.transmissionTimeMs,
+			},
+			"message failed",
+		);
+	}
+	return failed;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { formatMic, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
+import { formatMic, isAs2Error, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
 import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countReceivedMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
@@ -153,6 +153,7 @@ export async function processInbound(
 				return record;
 			});
 			if (inbound.mdnRequest?.mode === "async") deps.wake();
+			deps.telemetry.messageSettled(message);
 			return { error: null, mic: report.mic, message, duplicate: false };
 		} catch (error) {
 			// The same Message-ID won a race from another request: answer as for a duplicate.
@@ -167,6 +168,7 @@ export async function processInbound(
 	} catch (error) {
 		if (stored) await blobs.delete(payloadKey).catch(() => {});
 		deps.logger.warn({ err: error, tenantId: tenant.id, partnerId: partner.id, messageId }, "inbound message refused");
+		deps.telemetry.inboundRefused("processing_error", isAs2Error(error) ? error.code : "INTERNAL_ERROR");
 		return { error, mic: undefined, message: null, duplicate: false };
 	} finally {
 		await raw?.release();

@@ -93,7 +93,7 @@ export async function receiveAsyncMdn(
 	if (message.status !== "sent" && message.status !== "processing") {
 		return reply(200, `message ${mdn.originalMessageId} was already settled (${message.status})`);
 	}
-	const { verdict } = await applyMdn(store, message, mdn, {
+	const { verdict } = await applyMdn(deps, message, mdn, {
 		signedRequested: context.partner.settings.mdn.signed,
 		at,
 		via: "async",

@@ -13,6 +13,7 @@ import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { type Plan, planOf, receiveLimits } from "../plans.ts";
+import type { InboundRefusal } from "../telemetry.ts";
 import { createInboundAdmission } from "./inbound-admission.ts";
 import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
@@ -82,6 +83,8 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 	): Promise<ReceiveResponse> {
 		const messageId = context.headers.get("message-id");
 		if (context.mdnRequest?.mode === "sync" && messageId) {
+			// A negative MDN is an HTTP 200: counted here, the 4xx answers by receive() below.
+			deps.telemetry.inboundRefused(error.code === "UNKNOWN_TRADING_PARTNER" ? "unknown_partner" : "malformed");
 			const identity = context.tenant ? await keys.signingIdentity(context.tenant.id, now()).catch(() => null) : null;
 			return replyMdn({
 				original: {
@@ -102,6 +105,12 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 	}
 
 	return async function receive(request: ReceiveRequest): Promise<ReceiveResponse> {
+		const response = await answer(request);
+		if (response.status >= 400) deps.telemetry.inboundRefused(refusalOf(response.status));
+		return response;
+	};
+
+	async function answer(request: ReceiveRequest): Promise<ReceiveResponse> {
 		const headers = new MimeHeaders(request.headers);
 		let routed: Awaited<ReturnType<typeof route>>;
 		let mdnRequest: MdnRequest | undefined;
@@ -184,7 +193,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 			release();
 			if (blobKey && !keepBlob) await blobs.delete(blobKey).catch(() => {});
 		}
-	};
+	}
 
 	async function readBody(request: ReceiveRequest, maxBody: number): Promise<Uint8Array | { blobKey: string }> {
 		if (!request.body) return new Uint8Array(0);
@@ -256,6 +265,18 @@ function busy(): ReceiveResponse {
 		],
 		body: new TextEncoder().encode("too many inbound messages in progress; retry later\n"),
 	};
+}
+
+const REFUSALS: Record<number, InboundRefusal> = {
+	400: "malformed",
+	404: "unknown_partner",
+	413: "too_large",
+	429: "rate_limited",
+	503: "busy",
+};
+
+function refusalOf(status: number): InboundRefusal {
+	return REFUSALS[status] ?? "other";
 }
 
 function text(status: number, message: string): ReceiveResponse {

@@ -8,6 +8,7 @@ import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
 import { applyMdn } from "./apply-mdn.ts";
+import { reportAttempt } from "./attempt-report.ts";
 import { buildOutbound } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
@@ -37,7 +38,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		if (found.environment === "test") return simulateSend(deps, found);
 		const at = now();
 		const message = await transitionMessage(
-			store,
+			deps,
 			found,
 			["queued", "processing"],
 			{ status: "processing", attempts: found.attempts + 1, lastAttemptAt: at, details: withoutNextAttempt(found) },
@@ -48,7 +49,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		const row = await store.partners.findVisible(message.tenantId, message.accountId, message.partnerId);
 		if (!row) {
 			await failMessage(
-				store,
+				deps,
 				message,
 				{ code: "PARTNER_NOT_FOUND", message: "the partner was deleted" },
 				at,
@@ -118,8 +119,14 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ details: { http_status: result.status, body: answer } },
 				);
 				if (TRANSIENT_STATUS.has(result.status)) throw error;
+				reportAttempt(deps, message, {
+					outcome: "rejected",
+					errorCode: error.code,
+					httpStatus: result.status,
+					durationMs: result.timeMs,
+				});
 				await failMessage(
-					store,
+					deps,
 					message,
 					{ code: error.code, message: error.message, hint: hints.afterHttpRefusal(partner, result.status, answer) },
 					done,
@@ -129,9 +136,15 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				return;
 			}
 			const sent = { sentAt: done, transmissionTimeMs: result.timeMs };
+			reportAttempt(deps, message, {
+				outcome: "sent",
+				errorCode: null,
+				httpStatus: result.status,
+				durationMs: result.timeMs,
+			});
 			if (message.mdnMode === "none") {
 				await transitionMessage(
-					store,
+					deps,
 					message,
 					["processing"],
 					{ status: "sent", mdnStatus: "none", ...sent },
@@ -144,7 +157,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			if (message.mdnMode === "async") {
 				const deadline = new Date(done.getTime() + config.mdnTimeoutSeconds * 1000);
 				await transitionMessage(
-					store,
+					deps,
 					message,
 					["processing"],
 					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
@@ -164,7 +177,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				});
 			} catch (error) {
 				await failMessage(
-					store,
+					deps,
 					message,
 					{ code: "INVALID_MDN", message: `the sync MDN cannot be read: ${(error as Error).message}` },
 					done,
@@ -176,7 +189,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				);
 				return;
 			}
-			await applyMdn(store, message, mdn, {
+			await applyMdn(deps, message, mdn, {
 				signedRequested: settings.mdn.signed,
 				at: done,
 				via: "sync",
@@ -195,8 +208,14 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			const text = error instanceof Error ? error.message : String(error);
 			if (!isAs2Error(error)) logger.error({ err: error, messageId: message.id }, "sending failed unexpectedly");
 			const delay = transient ? nextAttemptDelaySeconds(message.attempts, partner, config.sendRetryDelays) : null;
+			reportAttempt(deps, message, {
+				outcome: delay === null ? "failed" : "retry",
+				errorCode: code,
+				httpStatus: isAs2Error(error) ? httpStatusOf(error.details) : null,
+				durationMs: failed.getTime() - at.getTime(),
+			});
 			if (delay === null) {
-				await failMessage(store, message, { code, message: text }, failed, {}, completeIn);
+				await failMessage(deps, message, { code, message: text }, failed, {}, completeIn);
 				return;
 			}
 			const next = new Date(failed.getTime() + delay * 1000);
@@ -215,4 +234,9 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 function withoutNextAttempt(message: MessageRecord): MessageRecord["details"] {
 	const { next_attempt_at: _next, ...details } = message.details;
 	return details;
+}
+
+/** The partner's HTTP status when the failure was its answer (an As2Error's `http_status`). */
+function httpStatusOf(details: Record<string, unknown> | undefined): number | null {
+	return typeof details?.http_status === "number" ? details.http_status : null;
 }

@@ -16,7 +16,7 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 	const { store, now } = deps;
 	const at = now();
 	const processing = await transitionMessage(
-		store,
+		deps,
 		message,
 		["queued", "processing"],
 		{ status: "processing", attempts: message.attempts + 1, lastAttemptAt: at },
@@ -29,12 +29,12 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 	// before the delete this way (send.ts); the simulated partner must not deliver it instead.
 	const partner = await store.partners.findVisible(processing.tenantId, processing.accountId, processing.partnerId);
 	if (!partner) {
-		await failMessage(store, processing, { code: "PARTNER_NOT_FOUND", message: "the partner was deleted" }, at);
+		await failMessage(deps, processing, { code: "PARTNER_NOT_FOUND", message: "the partner was deleted" }, at);
 		return;
 	}
 	if (processing.partnerAs2Id.startsWith("FAIL")) {
 		await failMessage(
-			store,
+			deps,
 			processing,
 			{ code: "PARTNER_UNREACHABLE", message: "simulated partner: unreachable (test environment)" },
 			at,
@@ -43,12 +43,12 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 	}
 	const sent = { sentAt: at, transmissionTimeMs: 0 };
 	if (processing.mdnMode === "none") {
-		await transitionMessage(store, processing, ["processing"], { status: "sent", ...sent }, () => ["sent"], at);
+		await transitionMessage(deps, processing, ["processing"], { status: "sent", ...sent }, () => ["sent"], at);
 		return;
 	}
 	if (processing.mdnMode === "sync") {
 		await transitionMessage(
-			store,
+			deps,
 			processing,
 			["processing"],
 			{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnData: syntheticMdn(processing, at), ...sent },
@@ -59,7 +59,7 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 	}
 	await store.transaction(async (tx) => {
 		const moved = await transitionMessage(
-			tx,
+			{ ...deps, store: tx },
 			processing,
 			["processing"],
 			{ status: "sent", mdnStatus: "pending", ...sent },
@@ -86,7 +86,7 @@ export async function deliverSimulatedMdn(deps: ServiceDeps, messageId: string):
 	if (message?.status !== "sent") return;
 	const at = deps.now();
 	await transitionMessage(
-		deps.store,
+		deps,
 		message,
 		["sent"],
 		{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnData: syntheticMdn(message, at) },

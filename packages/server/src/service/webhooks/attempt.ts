@@ -97,6 +97,12 @@ export async function attemptDelivery(
 		// Only a lease that ran out (a process paused past it) gets here: the attempt was
 		// sent, and another holder may send it again; at-least-once (spec, Delivery rules 1).
 		logger.warn({ deliveryId: delivery.id }, "webhook delivery lease lost during an attempt");
+	} else if (mode === "scheduled") {
+		// Lag: from the delivery's creation (the event) to the end of this attempt.
+		deps.telemetry.webhookDelivery(
+			succeeded ? "succeeded" : retry ? "retry" : "failed",
+			(finishedAt.getTime() - delivery.createdAt.getTime()) / 1000,
+		);
 	}
 	return { ...result, status, attempt: number };
 }
