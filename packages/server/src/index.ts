@@ -13,6 +13,7 @@ export { createFsBlobStore } from "./blobs/fs-blob-store.ts";
 export { type AppOptions, createApp } from "./http/app.ts";
 export type { AppEnv } from "./http/context.ts";
 export { HttpMetrics } from "./http/metrics.ts";
+export { ServiceMetrics } from "./http/service-metrics.ts";
 export { configFromEnv, type EnvConfig } from "./node/config-from-env.ts";
 export { type RunningServer, startServer } from "./node/create-server.ts";
 export { createEpcisThreadPool, type EpcisThreadPool, type EpcisThreadPoolOptions } from "./node/epcis-thread-pool.ts";

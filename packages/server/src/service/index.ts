@@ -8,5 +8,6 @@ export { createInThreadEpcisEngine, type EpcisEngine, type EventRecordContext } 
 export { type NewEvent, recordEvent } from "./events.ts";
 export { PLANS, type Plan, planOf } from "./plans.ts";
 export type { Principal } from "./principal.ts";
+export { type AttemptOutcome, type InboundRefusal, NO_TELEMETRY, type Telemetry } from "./telemetry.ts";
 export type { DeliveryDispatcher } from "./webhooks/dispatcher.ts";
 export { EVENT_KINDS, type EventKind, type EventKindSpec } from "./webhooks/event-kinds.ts";
