@@ -176,9 +176,15 @@ describe("the built server's /metrics and logs after real traffic", () => {
 			const { text } = await scrape();
 			return (sample(text, "as2kit_webhook_deliveries_total", { outcome: "succeeded" }) ?? 0) >= 1 ? text : null;
 		}, "the webhook delivery to be counted");
-		expect(sample(text, "as2kit_messages_total", { direction: "outbound", status: "delivered" })).toBe(1);
-		expect(sample(text, "as2kit_messages_total", { direction: "inbound", status: "received" })).toBe(1);
-		expect(sample(text, "as2kit_messages_total", { direction: "outbound", status: "failed" })).toBe(1);
+		expect(
+			sample(text, "as2kit_messages_total", { direction: "outbound", status: "delivered", environment: "live" }),
+		).toBe(1);
+		expect(
+			sample(text, "as2kit_messages_total", { direction: "inbound", status: "received", environment: "live" }),
+		).toBe(1);
+		expect(
+			sample(text, "as2kit_messages_total", { direction: "outbound", status: "failed", environment: "live" }),
+		).toBe(1);
 		expect(sample(text, "as2kit_transmission_attempts_total", { outcome: "sent", http_status: "200" })).toBe(1);
 		expect(
 			sample(text, "as2kit_transmission_attempts_total", {

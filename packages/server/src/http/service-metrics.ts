@@ -15,7 +15,7 @@ const WEBHOOK_LAG_BUCKETS = [0.1, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 6 * 3600, 
  * HTTP statuses and job kinds; never message ids, partners or payload data.
  */
 export class ServiceMetrics implements Telemetry {
-	private readonly messages: Counter<"direction" | "status">;
+	private readonly messages: Counter<"direction" | "status" | "environment">;
 	private readonly attempts: Counter<"outcome" | "error_code" | "http_status">;
 	private readonly transmission: Histogram<"outcome">;
 	private readonly mdnWait: Histogram<"via">;
@@ -28,8 +28,8 @@ export class ServiceMetrics implements Telemetry {
 		const registers = [registry];
 		this.messages = new Counter({
 			name: "as2kit_messages_total",
-			help: "Messages that reached a final status: delivered, failed, received, or sent when no MDN was asked for",
-			labelNames: ["direction", "status"],
+			help: "Messages that reached a final status: delivered, failed, received, or sent when no MDN was asked for; environment test is the simulated partner",
+			labelNames: ["direction", "status", "environment"],
 			registers,
 		});
 		this.attempts = new Counter({
@@ -80,7 +80,7 @@ export class ServiceMetrics implements Telemetry {
 	}
 
 	messageSettled(message: MessageRecord): void {
-		this.messages.inc({ direction: message.direction, status: message.status });
+		this.messages.inc({ direction: message.direction, status: message.status, environment: message.environment });
 	}
 
 	transmissionAttempt(attempt: {

@@ -79,14 +79,18 @@ describe("/metrics after real traffic", () => {
 			const text = await scrape(a);
 			return (sample(text, "as2kit_webhook_deliveries_total", { outcome: "succeeded" }) ?? 0) >= 2 ? text : null;
 		}, "the webhook deliveries counted");
-		expect(sample(onA, "as2kit_messages_total", { direction: "outbound", status: "delivered" })).toBe(2);
+		expect(
+			sample(onA, "as2kit_messages_total", { direction: "outbound", status: "delivered", environment: "live" }),
+		).toBe(2);
 		expect(sample(onA, "as2kit_transmission_attempts_total", { outcome: "sent", http_status: "200" })).toBe(2);
 		expect(sample(onA, "as2kit_transmission_duration_seconds_count", { outcome: "sent" })).toBe(2);
 		expect(sample(onA, "as2kit_mdn_wait_seconds_count", { via: "sync" })).toBe(1);
 		expect(sample(onA, "as2kit_mdn_wait_seconds_count", { via: "async" })).toBe(1);
 		expect(sample(onA, "as2kit_webhook_delivery_lag_seconds_count", { outcome: "succeeded" })).toBe(2);
 		const onB = await scrape(b);
-		expect(sample(onB, "as2kit_messages_total", { direction: "inbound", status: "received" })).toBe(2);
+		expect(
+			sample(onB, "as2kit_messages_total", { direction: "inbound", status: "received", environment: "live" }),
+		).toBe(2);
 		// Each side's identity certificate: days to expiry for its tenant, from its own store.
 		const identity = (await a.call("GET", "/v1/certificates?type=identity")).json.data[0];
 		const days = sample(onA, "as2kit_certificate_expiry_days", { tenant_id: a.tenantId, owner: "tenant" });
@@ -118,7 +122,7 @@ describe("/metrics after real traffic", () => {
 		const after = await scrape(a);
 		const grew = (name: string, labels: Record<string, string>) =>
 			(sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
-		expect(grew("as2kit_messages_total", { direction: "outbound", status: "failed" })).toBe(1);
+		expect(grew("as2kit_messages_total", { direction: "outbound", status: "failed", environment: "live" })).toBe(1);
 		expect(
 			grew("as2kit_transmission_attempts_total", {
 				outcome: "retry",
@@ -209,6 +213,36 @@ describe("/metrics after real traffic", () => {
 			expect(await negative.text()).toContain("unknown-trading-partner");
 		});
 		expect(unknown).toBe(2);
+	});
+
+	it("the test environment's simulated sends count apart from live traffic", async () => {
+		const created = await a.call("POST", "/v1/api-keys", {
+			name: "test key",
+			scope: "account",
+			environment: "test",
+			permissions: ["*"],
+		});
+		expect(created.status, created.text).toBe(201);
+		const testKey = created.json.data.key as string;
+		const live = { direction: "outbound", status: "delivered", environment: "live" };
+		const before = sample(await scrape(a), "as2kit_messages_total", live);
+		const simulated = await growth(
+			a,
+			"as2kit_messages_total",
+			{ direction: "outbound", status: "delivered", environment: "test" },
+			async () => {
+				const sent = await a.server.app.request("/v1/messages", {
+					method: "POST",
+					headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+					body: JSON.stringify({ partner_id: partnerOnA, content_type: "text/plain", payload: { content: "x" } }),
+				});
+				expect(sent.status).toBe(202);
+				const { data } = (await sent.json()) as { data: { id: string } };
+				await settled(a, data.id);
+			},
+		);
+		expect(simulated).toBe(1);
+		expect(sample(await scrape(a), "as2kit_messages_total", live)).toBe(before);
 	});
 
 	it("EPCIS validations by outcome", async () => {
