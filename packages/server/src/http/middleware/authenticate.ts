@@ -1,5 +1,6 @@
 import { As2Error, isAs2Error } from "@as2kit/core";
 import type { Context, MiddlewareHandler } from "hono";
+import { bearerCredential } from "../bearer.ts";
 import type { AppEnv } from "../context.ts";
 import { setRateLimitHeaders } from "../errors.ts";
 
@@ -20,17 +21,19 @@ export function authenticate(options: AuthenticateOptions): MiddlewareHandler<Ap
 	return async (c, next) => {
 		const service = c.var.service;
 		const header = c.req.header("authorization") ?? "";
-		const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+		const credential = bearerCredential(header);
 		let principal: AppEnv["Variables"]["principal"];
 		try {
-			if (!match) throw new As2Error("invalid_api_key", "send Authorization: Bearer <API key>");
-			principal = await service.authenticate(match[1]!, c.req.header("x-tenant-id") ?? null);
+			if (!credential) throw new As2Error("invalid_api_key", "send Authorization: Bearer <API key>");
+			principal = await service.authenticate(credential, c.req.header("x-tenant-id") ?? null);
 		} catch (error) {
 			if (isAs2Error(error) && options.rateLimit) {
 				// Every refusal counts and carries X-RateLimit-*: a valid key refused an X-Tenant-ID
 				// (403, 404) against its account, anything else against the client's address.
 				const valid =
-					error.type === "authentication_error" ? null : await service.authenticate(match![1]!, null).catch(() => null);
+					error.type === "authentication_error"
+						? null
+						: await service.authenticate(credential!, null).catch(() => null);
 				const admission = valid
 					? await service.admit(`account:${valid.accountId}`, valid.plan)
 					: await service.admit(`ip:${options.clientIp(c)}`, "free");

@@ -1,6 +1,7 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { openAPIRouteHandler } from "hono-openapi";
+import { bearerCredential, isSecret } from "../bearer.ts";
 import type { AppEnv } from "../context.ts";
 import type { HttpMetrics } from "../metrics.ts";
 import { webhookDocs } from "../webhook-docs.ts";
@@ -18,8 +19,9 @@ export function operationRoutes(app: Hono<AppEnv>, options: OperationsOptions) {
 	return new Hono<AppEnv>()
 		.get("/health", (c) => c.json({ status: "ok" }))
 		.get("/metrics", async (c) => {
-			if (options.metricsToken && c.req.header("authorization") !== `Bearer ${options.metricsToken}`) {
-				return c.text("unauthorized\n", 401);
+			if (options.metricsToken && !isSecret(bearerCredential(c.req.header("authorization")), options.metricsToken)) {
+				// RFC 9110 §11.6.1: a 401 names the scheme that would succeed.
+				return c.text("unauthorized\n", 401, { "www-authenticate": 'Bearer realm="metrics"' });
 			}
 			return c.text(await options.metrics.registry.metrics(), 200, {
 				"content-type": options.metrics.registry.contentType,
