@@ -17,7 +17,7 @@ import { metricNames, sample } from "../../packages/server/test/helpers/metrics-
 import { type Receiver, startReceiver } from "../../packages/server/test/helpers/webhook-receiver.ts";
 import { eventually } from "../../packages/server/test/helpers/worker.ts";
 import { type BuiltServer, REPO, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, type Registered, register } from "./clients.ts";
+import { call, createKey, curl, type Registered, rawRequest, register } from "./clients.ts";
 
 const METRICS_TOKEN = "metrics-token-for-the-scraper";
 const PAYLOAD_MARKER = "blackbox-payload-never-logged";
@@ -123,7 +123,38 @@ describe("the built server's /metrics and logs after real traffic", () => {
 		const fetched = await fetch(`${server.base}/metrics`, { signal: AbortSignal.timeout(10_000) });
 		expect(fetched.status).toBe(401);
 		expect(await fetched.text()).not.toContain("as2kit_");
+		expect(fetched.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+		// Forged over a raw socket: a longer token, a prefix, Basic, the token in the query.
+		for (const [target, authorization] of [
+			["/metrics", `Bearer ${METRICS_TOKEN}x`],
+			["/metrics", `Bearer ${METRICS_TOKEN.slice(0, 8)}`],
+			["/metrics", `Basic ${Buffer.from(`prometheus:${METRICS_TOKEN}`).toString("base64")}`],
+			[`/metrics?token=${METRICS_TOKEN}`, null],
+		] as const) {
+			const head = `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${authorization ? `Authorization: ${authorization}\r\n` : ""}Connection: close\r\n\r\n`;
+			const answer = await rawRequest(server.port, head, [], { timeoutMs: 10_000 });
+			expect(answer.status, target).toBe(401);
+			expect(answer.raw.toLowerCase()).toContain('www-authenticate: bearer realm="metrics"');
+			expect(answer.raw).not.toContain("as2kit_");
+		}
 		expect((await scrape()).status).toBe(200);
+		// The scheme in any case (RFC 9110 §11.1), as some scrapers write it.
+		expect((await scrape(["-H", `Authorization: bearer ${METRICS_TOKEN}`])).status).toBe(200);
+		server.assertAlive();
+	});
+
+	it("answers many scrapers at once and one that aborts mid-request, and stays up", async () => {
+		const aborted = await rawRequest(server.port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthoriz", [], {
+			resetAfterWrite: true,
+			timeoutMs: 10_000,
+		});
+		expect(aborted.status).toBeNull();
+		const scrapes = await Promise.all(Array.from({ length: 16 }, () => scrape()));
+		for (const { status, text } of scrapes) {
+			expect(status).toBe(200);
+			expect(text).toContain("# TYPE as2kit_jobs gauge");
+		}
+		server.assertAlive();
 	});
 
 	it("counts a delivered exchange, a failed send, an inbound refusal, a validation and a webhook", async () => {
@@ -347,5 +378,17 @@ describe("examples/observability: the alert rules and the dashboard", () => {
 		const named = new Set([...familiesIn(rules, exposed), ...familiesIn(dashboard, exposed)]);
 		expect(named.size).toBeGreaterThan(8);
 		for (const name of named) expect(exposed, `${name} is not on /metrics`).toContain(name);
+		// Every instance reads these gauges from the one database: summed over instances they
+		// would count the same queue N times.
+		const expressions = [
+			...JSON.parse(dashboard).panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr)),
+			...[...rules.matchAll(/expr: (?:\|\n)?([\s\S]*?)\n\s+(?:for|labels):/g)].map((m) => m[1]!),
+		];
+		for (const expression of expressions) {
+			if (/as2kit_(jobs|job_oldest_due_age_seconds|certificate_expiry_days)\b/.test(expression)) {
+				expect(expression, "a database gauge aggregated with sum").not.toMatch(/\bsum\b/);
+			}
+		}
+		expect(expressions.filter((e) => e.includes("as2kit_jobs")).length).toBeGreaterThan(0);
 	});
 });
