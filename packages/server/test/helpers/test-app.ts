@@ -6,6 +6,8 @@ import { createSqliteStore } from "@as2kit/storage-sqlite";
 import { createDeferredPgStore } from "../../../../test/pg/deferred-store.ts";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
 import { createApp } from "../../src/http/app.ts";
+import { HttpMetrics } from "../../src/http/metrics.ts";
+import { ServiceMetrics } from "../../src/http/service-metrics.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
 import { createService, type Service } from "../../src/service/create-service.ts";
 import type { Logger } from "../../src/service/deps.ts";
@@ -58,7 +60,7 @@ export interface TestResponse {
 export function createTestApp(
 	config: Partial<ServiceConfig> = {},
 	extraRoutes?: (app: ReturnType<typeof createApp>) => void,
-	options: { url?: string; clock?: TestClock; logger?: Logger } = {},
+	options: { url?: string; clock?: TestClock; logger?: Logger; metrics?: boolean } = {},
 ): TestApp {
 	const clock = options.clock ?? new TestClock();
 	const closeKeyScope = openKeyScope();
@@ -67,14 +69,17 @@ export function createTestApp(
 		process.env.AS2KIT_TEST_STORE === "pg" && !options.url
 			? createDeferredPgStore()
 			: createSqliteStore({ url: options.url ?? ":memory:" });
+	// With `metrics`, /metrics shows the engine's counters too, as on the Node server.
+	const metrics = new HttpMetrics();
 	const service = createService({
 		store,
 		blobs: createFsBlobStore(blobDir),
 		now: clock.now,
 		...(options.logger ? { logger: options.logger } : {}),
+		...(options.metrics ? { telemetry: new ServiceMetrics(metrics.registry) } : {}),
 		config: { masterKey: new Uint8Array(32).fill(7), passwordCostLog2: 10, ...config },
 	});
-	const app = createApp({ service });
+	const app = createApp({ service, metrics });
 	// Test-only routes go in before the first request builds Hono's matcher.
 	extraRoutes?.(app);
 	return {
