@@ -44,7 +44,7 @@ export function createMessageActions(deps: ServiceDeps, submit: ReturnType<typeo
 			if (message.status === "failed") {
 				const { error_hint: _hint, next_attempt_at: _next, ...details } = message.details;
 				const queued = await transitionMessage(
-					store,
+					deps,
 					message,
 					["failed"],
 					{
@@ -88,7 +88,7 @@ export function createMessageActions(deps: ServiceDeps, submit: ReturnType<typeo
 			const at = now();
 			let held: "leased" | "none" | null = null;
 			const cancelled = await transitionMessage(
-				store,
+				deps,
 				message,
 				["queued", "processing"],
 				{
