@@ -117,11 +117,16 @@ export const events = pgTable(
 		accountId: text("account_id").notNull(),
 		tenantId: text("tenant_id"),
 		kind: text("kind").notNull(),
+		/** What the event is about (`data.id`): a message's timeline reads its events by it. */
+		subjectId: text("subject_id"),
 		data: json<{ [key: string]: Json }>("data").notNull(),
 		environment: text("environment").notNull(),
 		createdAt: instant("created_at").notNull(),
 	},
-	(t) => [index("events_account_seq_idx").on(t.accountId, t.seq)],
+	(t) => [
+		index("events_account_seq_idx").on(t.accountId, t.seq),
+		index("events_subject_seq_idx").on(t.subjectId, t.seq),
+	],
 );
 
 export const idempotencyKeys = pgTable(

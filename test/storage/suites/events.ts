@@ -31,4 +31,20 @@ export const eventTests = {
 		]);
 		expect((await store.events.list({ accountId: "acc_000001", limit: 1 })).map((e) => e.id)).toEqual(["evt_000001"]);
 	},
+	"events - found by what they are about (data.id), in order": async ({ store }) => {
+		const about = (id: string, subject: unknown, kind = "message.sent") =>
+			event(id, { kind, data: { id: subject as string, status: "sent" } });
+		await store.events.append(about("evt_000011", "msg_000001", "message.queued"));
+		await store.events.append(about("evt_000012", "msg_000002"));
+		await store.events.append(about("evt_000013", "msg_000001"));
+		await store.events.append(about("evt_000014", 7));
+		const timeline = await store.events.list({ accountId: "acc_000001", subjectId: "msg_000001" });
+		expect(timeline.map((e) => [e.id, e.kind])).toEqual([
+			["evt_000011", "message.queued"],
+			["evt_000013", "message.sent"],
+		]);
+		// The record reads back as it was written: the subject is the store's index, not a field.
+		expect(timeline[0]).toEqual(about("evt_000011", "msg_000001", "message.queued"));
+		expect(await store.events.list({ accountId: "acc_000002", subjectId: "msg_000001" })).toEqual([]);
+	},
 } satisfies Record<string, ConformanceTest>;

@@ -141,6 +141,8 @@ export interface EventStore {
 		accountId: string;
 		tenantId?: string;
 		kind?: string;
+		/** Only the events about this resource: those whose `data.id` it is (a message's timeline). */
+		subjectId?: string;
 		afterId?: string;
 		limit?: number;
 	}): Promise<EventRecord[]>;

@@ -7,13 +7,19 @@ import { rawTable } from "./pg-raw-table.ts";
 const RAW_EVENTS = rawTable(events);
 const APPEND = RAW_EVENTS.insertSql(["seq"]);
 
-const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
+const toEvent = ({ seq: _seq, subjectId: _subject, ...row }: typeof events.$inferSelect): EventRecord =>
+	row as EventRecord;
+/** What the event is about: the resource its data names (the port's `subjectId`). */
+const withSubject = (event: EventRecord) => ({
+	...event,
+	subjectId: typeof event.data.id === "string" ? event.data.id : null,
+});
 
 export function createEventStore(runner: Runner): EventStore {
 	return {
 		// Every state change appends events: a prepared statement on the hot path (pg-raw-table.ts).
 		append: async (event) => {
-			await runner.query(APPEND, RAW_EVENTS.toParams(event, ["seq"]));
+			await runner.query(APPEND, RAW_EVENTS.toParams(withSubject(event), ["seq"]));
 		},
 		get: (id) =>
 			runner
@@ -23,6 +29,7 @@ export function createEventStore(runner: Runner): EventStore {
 			const conditions: SQL[] = [eq(events.accountId, filter.accountId)];
 			if (filter.tenantId) conditions.push(eq(events.tenantId, filter.tenantId));
 			if (filter.kind) conditions.push(eq(events.kind, filter.kind));
+			if (filter.subjectId) conditions.push(eq(events.subjectId, filter.subjectId));
 			if (filter.afterId) {
 				// An unknown afterId filters nothing, as in storage-sqlite; seq starts at 1.
 				const after = sql`coalesce((select ${events.seq} from ${events} where ${events.id} = ${filter.afterId}), 0)`;

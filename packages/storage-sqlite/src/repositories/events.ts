@@ -7,11 +7,17 @@ import { events } from "../schema.ts";
 // Every change appends events: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(events);
 
-const toEvent = ({ seq: _seq, ...row }: typeof events.$inferSelect): EventRecord => row as EventRecord;
+const toEvent = ({ seq: _seq, subjectId: _subject, ...row }: typeof events.$inferSelect): EventRecord =>
+	row as EventRecord;
+/** What the event is about: the resource its data names (the port's `subjectId`). */
+const withSubject = (event: EventRecord) => ({
+	...event,
+	subjectId: typeof event.data.id === "string" ? event.data.id : null,
+});
 
 export function createEventStore(exec: Exec): EventStore {
 	return {
-		append: (event) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(event))),
+		append: (event) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject(event)))),
 		get: (id) =>
 			exec((db) => db.select().from(events).where(eq(events.id, id)).get()).then((row) => (row ? toEvent(row) : null)),
 		list: (filter) =>
@@ -19,6 +25,7 @@ export function createEventStore(exec: Exec): EventStore {
 				const conditions: SQL[] = [eq(events.accountId, filter.accountId)];
 				if (filter.tenantId) conditions.push(eq(events.tenantId, filter.tenantId));
 				if (filter.kind) conditions.push(eq(events.kind, filter.kind));
+				if (filter.subjectId) conditions.push(eq(events.subjectId, filter.subjectId));
 				if (filter.afterId) {
 					const after = db.select({ seq: events.seq }).from(events).where(eq(events.id, filter.afterId)).get();
 					if (after) conditions.push(gt(events.seq, after.seq));
