@@ -214,6 +214,7 @@ const TABLE: Record<string, Row> = {
 	"GET /v1/messages": { rule: T("messages:read"), ok: 200 },
 	"GET /v1/messages/{message_id}": { rule: T("messages:read"), ok: 200, target: "resource" },
 	"GET /v1/messages/{message_id}/payload": { rule: T("messages:read"), ok: 200, target: "resource" },
+	"GET /v1/messages/{message_id}/timeline": { rule: T("messages:read"), ok: 200, target: "resource" },
 	"POST /v1/messages/{message_id}/retry": { rule: T("messages:write"), ok: 200, target: "resource" },
 	"POST /v1/messages/{message_id}/cancel": {
 		rule: T("messages:write"),

@@ -113,6 +113,20 @@ describe("acting on messages with the clients people use", () => {
 		expect(delivered).toMatchObject({ attempts: 2, error_code: null });
 		const ids = partners.requests("BB-RETRY").map((r) => r.headers["message-id"]);
 		expect(ids).toEqual([`<${delivered.message_id}>`, `<${delivered.message_id}>`]);
+		const timeline = await curl([
+			"-H",
+			`Authorization: Bearer ${liveKey}`,
+			`${server.base}/v1/messages/${message}/timeline`,
+		]);
+		expect(
+			JSON.parse(timeline.stdout).data.map((e: { event: string; attempt: number | null }) => [e.event, e.attempt]),
+		).toEqual([
+			["message.queued", null],
+			["message.failed", 1],
+			["message.queued", null],
+			["message.sent", 2],
+			["message.delivered", 2],
+		]);
 	});
 
 	it("cancel with fetch: a message waiting an hour for its next attempt ends CANCELLED, never sent again", async () => {

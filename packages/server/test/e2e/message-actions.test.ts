@@ -131,6 +131,25 @@ describe("POST /v1/messages/{id}/retry", () => {
 			"message.sent",
 			"message.delivered",
 		]);
+		// GET …/timeline: the same, each with the attempt it belongs to.
+		const timeline = await t.call("GET", `/v1/messages/${message}/timeline`, { token: readOnlyKey });
+		expect(timeline.status, timeline.text).toBe(200);
+		expect(
+			timeline.json.data.map((e: { event: string; status: string; attempt: number | null }) => [
+				e.event,
+				e.status,
+				e.attempt,
+			]),
+		).toEqual([
+			["message.queued", "queued", null],
+			["message.failed", "failed", 1],
+			["message.queued", "queued", null],
+			["message.sent", "sent", 2],
+			["message.delivered", "delivered", 2],
+		]);
+		expect(timeline.json.data[1].data).toMatchObject({ error_code: "PARTNER_REJECTED" });
+		const stranger = await register(t, "Nosy Co");
+		expect((await t.call("GET", `/v1/messages/${message}/timeline`, { token: stranger.token })).status).toBe(404);
 	});
 
 	it("a message waiting for its next attempt shows next_attempt_at, and retry attempts it now", async () => {

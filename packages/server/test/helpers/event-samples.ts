@@ -7,7 +7,13 @@ import type { EventKind } from "../../src/service/webhooks/event-kinds.ts";
  */
 const T = "2026-03-01T09:00:00.000000Z";
 const partner = { id: "prt_000001", name: "Acme Corp", as2_id: "ACME" };
-const message = { id: "msg_000001", message_id: "20260301.1@as2kit.example", partner, direction: "outbound" };
+const message = {
+	id: "msg_000001",
+	message_id: "20260301.1@as2kit.example",
+	partner,
+	direction: "outbound",
+	attempts: 1,
+};
 const partnerObject = {
 	...partner,
 	url: "https://as2.acme.example/receive",

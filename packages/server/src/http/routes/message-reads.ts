@@ -1,8 +1,9 @@
-import type { MessageListFilter } from "@as2kit/core/store";
+import type { EventRecord, MessageListFilter } from "@as2kit/core/store";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { MESSAGE_COUNT_LIMIT } from "../../service/messages/message-reads.ts";
 import { fieldError } from "../../service/validation-error.ts";
+import { formatInstant } from "../../service/views/instant.ts";
 import {
 	messageDetailSchema,
 	messageDetailView,
@@ -18,6 +19,31 @@ import { dateTimeParam } from "../schemas/date-time.ts";
 import { booleanParam, searchParam } from "../schemas/query-values.ts";
 
 const TAG = ["Messages"];
+
+const timelineEntrySchema = v.object({
+	at: v.pipe(v.string(), v.description("when it happened")),
+	event: v.pipe(v.string(), v.description("the event kind, e.g. message.sent")),
+	event_id: v.string(),
+	status: v.nullable(v.string()),
+	attempt: v.pipe(
+		v.nullable(v.number()),
+		v.description("the transmission attempt it belongs to; null before the first"),
+	),
+	data: v.pipe(v.record(v.string(), v.unknown()), v.description("the event's data, as webhooks receive it")),
+});
+
+function timelineEntry(event: EventRecord) {
+	const attempts = typeof event.data.attempts === "number" ? event.data.attempts : 0;
+	return {
+		at: formatInstant(event.createdAt),
+		event: event.kind,
+		event_id: event.id,
+		// The status the event moved the message to: its kind says it (message.sent → sent).
+		status: event.kind.startsWith("message.") ? event.kind.slice("message.".length) : null,
+		attempt: attempts > 0 && event.kind !== "message.queued" ? attempts : null,
+		data: event.data,
+	};
+}
 const notFound = { 404: "no such message for this tenant, or its payload is not stored (NOT_FOUND)" };
 
 const listQuery = v.object({
@@ -119,6 +145,22 @@ export function messageReadRoutes() {
 			async (c) => {
 				const message = await c.var.service.messageReads.get(c.var.principal, c.req.param("message_id"));
 				return c.json({ data: messageDetailView(message) });
+			},
+		)
+		.get(
+			"/:message_id/timeline",
+			doc({
+				tags: TAG,
+				access: { permission: "messages:read", reach: "tenant" },
+				summary: "Every event and state change of a message, in order (messages:read)",
+				description:
+					"The message's events as they were recorded, oldest first — queued, sent, delivered, failed, received, and queued again after a retry — each with the status it moved to, the attempt it belongs to (`attempt`, null before the first), and the event's data as webhooks receive it (errors, their hint, the MDN).",
+				responses: { 200: { description: "the timeline", schema: dataEnvelope(v.array(timelineEntrySchema)) } },
+				errors: notFound,
+			}),
+			async (c) => {
+				const events = await c.var.service.messageReads.timeline(c.var.principal, c.req.param("message_id"));
+				return c.json({ data: events.map(timelineEntry) });
 			},
 		)
 		.get(

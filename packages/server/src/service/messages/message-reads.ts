@@ -1,4 +1,4 @@
-import type { MessageListFilter, MessageRecord, Page, PageRequest } from "@as2kit/core/store";
+import type { EventRecord, MessageListFilter, MessageRecord, Page, PageRequest } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type Principal, requirePermission } from "../principal.ts";
 import { notFound } from "../validation-error.ts";
@@ -17,6 +17,9 @@ export interface PayloadDownload {
 	open(): Promise<ReadableStream<Uint8Array>>;
 }
 
+/** The events a timeline shows at most: a message has a handful per attempt, retries bounded. */
+const TIMELINE_EVENTS = 1000;
+
 /** Reading a tenant's messages and their payloads (interface spec, Messages: the GET endpoints). */
 export function createMessageReads(deps: ServiceDeps) {
 	const { store, blobs } = deps;
@@ -30,6 +33,20 @@ export function createMessageReads(deps: ServiceDeps) {
 
 	return {
 		get,
+
+		/**
+		 * Every event of the message in the order it happened (its outbox events, found by the
+		 * message id): each state change with its data and the attempt it belongs to.
+		 */
+		async timeline(principal: Principal, id: string): Promise<EventRecord[]> {
+			const message = await get(principal, id);
+			return store.events.list({
+				accountId: message.accountId,
+				tenantId: message.tenantId,
+				subjectId: message.id,
+				limit: TIMELINE_EVENTS,
+			});
+		},
 
 		/** Newest first; test and live messages alike unless `filter.environment` says (decisions.md). */
 		async list(principal: Principal, filter: MessageListFilter, page: PageRequest): Promise<Page<MessageRecord>> {

@@ -253,13 +253,25 @@ const eventBase = (m: MessageRecord) => ({
 	partner: { id: m.partnerId, name: m.partnerName, as2_id: m.partnerAs2Id },
 	status: m.status,
 	direction: m.direction,
+	attempts: m.attempts,
 });
 
 /** The data of each message event (interface spec, Event kinds). */
 export const messageEventData = {
 	queued: (m: MessageRecord) => {
 		const { id, message_id, partner, status, direction, subject, content_type, bytes, created_at } = queuedView(m);
-		return { id, message_id, partner, status, direction, subject, content_type, bytes, created_at };
+		return {
+			id,
+			message_id,
+			partner,
+			status,
+			direction,
+			attempts: m.attempts,
+			subject,
+			content_type,
+			bytes,
+			created_at,
+		};
 	},
 	sent: (m: MessageRecord) => ({
 		...eventBase(m),

@@ -22,6 +22,10 @@ const messageCore = {
 	partner: v.object({ id: partnerId, name: v.string(), as2_id: v.string() }),
 	status: messageStatus,
 	direction,
+	attempts: v.pipe(
+		integer,
+		v.description("transmission attempts so far: the attempt this event belongs to (0 before the first)"),
+	),
 };
 
 const mdnData = v.object({
