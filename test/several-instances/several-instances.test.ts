@@ -258,7 +258,12 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 
 		const counts = await eventually(
 			async () => {
-				const rows = (await sql.query("select status, count(*)::int as n from messages group by status")).rows;
+				// This test's tenant only: the tests before it leave messages of their own.
+				const rows = (
+					await sql.query("select status, count(*)::int as n from messages where tenant_id = $1 group by status", [
+						tenantId,
+					])
+				).rows;
 				const byStatus = Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
 				const total = rows.reduce((sum: number, r: { n: number }) => sum + r.n, 0);
 				return byStatus.delivered === total && total >= accepted ? { total, byStatus } : null;
@@ -270,13 +275,15 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 					await sql.query(
 						`select m.status, m.error_code, m.attempts, j.locked_by, j.run_at, j.last_error, count(*)::int as n
 						from messages m left join jobs j on j.payload->>'messageId' = m.id
-						where m.status <> 'delivered' group by 1, 2, 3, 4, 5, 6 limit 20`,
+						where m.tenant_id = $1 and m.status <> 'delivered' group by 1, 2, 3, 4, 5, 6 limit 20`,
+						[tenantId],
 					)
 				).rows;
 				// The first failures in full, with what the relay saw of them.
 				const failed = (
 					await sql.query(
-						`select id, message_id, error_message, details, mdn_data from messages where status = 'failed' limit 3`,
+						`select id, message_id, error_message, details, mdn_data from messages where tenant_id = $1 and status = 'failed' limit 3`,
+						[tenantId],
 					)
 				).rows.map((m: { message_id: string }) => ({
 					...m,
@@ -292,7 +299,10 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		expect(accepted).toBeGreaterThanOrEqual(MESSAGES - CLIENTS);
 
 		// The receiver stored each Message-ID exactly once.
-		const sent = (await sql.query("select id, message_id from messages")).rows as { id: string; message_id: string }[];
+		const sent = (await sql.query("select id, message_id from messages where tenant_id = $1", [tenantId])).rows as {
+			id: string;
+			message_id: string;
+		}[];
 		const inbound = await receiver.server.store.messages.list(
 			receiver.tenantId,
 			{ direction: "inbound" },

@@ -118,6 +118,7 @@ describe("B's events carry what the spec lists", () => {
 		});
 		expect(Object.keys(events[0]!.data).sort()).toEqual(
 			[
+				"attempts",
 				"bytes",
 				"content_type",
 				"direction",

@@ -58,7 +58,18 @@ describe("POST /v1/messages (JSON)", () => {
 		expect(job).toMatchObject({ payload: { messageId: "msg_000001" }, priority: 20 });
 		const [event] = await t.store.events.list({ accountId: owner.accountId, kind: "message.queued" });
 		expect(Object.keys(event!.data).sort()).toEqual(
-			["bytes", "content_type", "created_at", "direction", "id", "message_id", "partner", "status", "subject"].sort(),
+			[
+				"attempts",
+				"bytes",
+				"content_type",
+				"created_at",
+				"direction",
+				"id",
+				"message_id",
+				"partner",
+				"status",
+				"subject",
+			].sort(),
 		);
 	});
 
