@@ -77,4 +77,13 @@ describe("parseCertificates", () => {
 			expect(() => parseCertificates(input)).toThrow(expect.objectContaining({ code: "INVALID_CERTIFICATE" }));
 		}
 	});
+
+	it("says in words when the input is neither PEM nor DER, and when a DER certificate is damaged", () => {
+		for (const input of ["hello", new TextEncoder().encode("hello\n"), new Uint8Array([0x68, 0x65, 0x6c])]) {
+			expect(() => parseCertificates(input)).toThrow(/neither a PEM certificate .* nor a DER one/);
+		}
+		const truncated = alice.certDer.subarray(0, 100);
+		expect(() => parseCertificates(truncated)).toThrow(/^the certificate is damaged or truncated \(/);
+		expect(() => parseCertificates(truncated)).not.toThrow(/BER:/);
+	});
 });

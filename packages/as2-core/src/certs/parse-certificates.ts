@@ -32,6 +32,7 @@ const PKCS7_LABELS = new Set(["PKCS7", "CMS", "PKCS #7 SIGNED DATA"]);
  */
 export function parseCertificates(given: string | Uint8Array): Uint8Array[] {
 	const input = typeof given === "string" ? given : plainBytes(given);
+	if (!looksLikePem(input) && !looksLikeDer(input)) throw new As2Error("INVALID_CERTIFICATE", NEITHER_PEM_NOR_DER);
 	const found: Uint8Array[] = [];
 	try {
 		if (typeof input === "string" || looksLikePem(input)) {
@@ -49,13 +50,25 @@ export function parseCertificates(given: string | Uint8Array): Uint8Array[] {
 		}
 	} catch (error) {
 		if (error instanceof BerError) {
-			throw new As2Error("INVALID_CERTIFICATE", `cannot read the certificate: ${error.message}`, { cause: error });
+			throw new As2Error(
+				"INVALID_CERTIFICATE",
+				`the certificate is damaged or truncated (${error.message.replace(/^BER: /, "")})`,
+				{ cause: error },
+			);
 		}
 		throw error;
 	}
 	if (found.length === 0) throw new As2Error("INVALID_CERTIFICATE", "no certificate found in the input");
 	for (const der of found) readCertificateFields(der);
 	return found;
+}
+
+const NEITHER_PEM_NOR_DER =
+	"this is neither a PEM certificate (text with -----BEGIN CERTIFICATE-----) nor a DER one (binary X.509, starting with a SEQUENCE)";
+
+/** A DER certificate or ContentInfo is a SEQUENCE (X.690 §8.9): its first byte is 0x30. */
+function looksLikeDer(input: string | Uint8Array): boolean {
+	return typeof input !== "string" && input[0] === 0x30;
 }
 
 /** DER or BER: concatenated certificates, or a ContentInfo holding SignedData. */
