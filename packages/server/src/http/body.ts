@@ -143,11 +143,30 @@ export async function readBody(c: Context): Promise<unknown> {
 			throw new As2Error("INVALID_JSON", "the request body is not valid JSON");
 		}
 	}
-	if (type === "application/x-www-form-urlencoded") return fromForm(new URLSearchParams(text));
-	throw new As2Error(
-		"UNSUPPORTED_MEDIA_TYPE",
-		"send application/json, application/x-www-form-urlencoded or multipart/form-data",
-	);
+	if (type === "application/x-www-form-urlencoded" && !looksLikeJson(text)) return fromForm(new URLSearchParams(text));
+	throw unsupportedMediaType(type, text);
+}
+
+/**
+ * `curl -d '{…}'` without `-H 'Content-Type: application/json'` sends JSON labelled as a form;
+ * read as one it would be a single odd field and a 422 on every required one.
+ */
+function looksLikeJson(text: string): boolean {
+	return /^\s*[{[]/.test(text);
+}
+
+/** The 415 of a body the API does not read, naming what to send instead; `text` when it was read. */
+export function unsupportedMediaType(type: string | null, text?: string): As2Error {
+	const accepted = "send application/json, application/x-www-form-urlencoded or multipart/form-data";
+	if (text !== undefined && looksLikeJson(text)) {
+		const given = type ? `Content-Type ${type}` : "no Content-Type";
+		return new As2Error(
+			"UNSUPPORTED_MEDIA_TYPE",
+			`the body is JSON but came with ${given}: send it with Content-Type: application/json`,
+		);
+	}
+	const problem = type ? `Content-Type ${type} is not read here` : "the request has a body but no Content-Type";
+	return new As2Error("UNSUPPORTED_MEDIA_TYPE", `${problem}: ${accepted}`);
 }
 
 export function mediaType(header: string | undefined): string | null {

@@ -30,8 +30,19 @@ function describe(issue: v.BaseIssue<unknown>): string {
 			? `must be one of ${issue.expected}`
 			: `must be ${article(issue.expected ?? issue.type)}`;
 	}
+	const isDefaultMessage = /^Invalid \w+: /.test(issue.message);
+	const bound = BOUNDS[issue.type];
+	if (isDefaultMessage && bound) return bound(String(issue.requirement));
 	return issue.message.replace(/^Invalid \w+: /, "");
 }
+
+/** Valibot's default range messages in words: "must be at most 100", not "Expected <=100 but received 500". */
+const BOUNDS: Record<string, (requirement: string) => string> = {
+	min_value: (n) => `must be at least ${n}`,
+	max_value: (n) => `must be at most ${n}`,
+	min_length: (n) => `must have at least ${n} characters`,
+	max_length: (n) => `must have at most ${n} characters`,
+};
 
 function article(expected: string): string {
 	return /^[aeiou]/i.test(expected) ? `an ${expected}` : `a ${expected}`;

@@ -37,9 +37,10 @@ export function createRateLimiter({ store, now, config }: ServiceDeps) {
 				reset: Math.ceil(taken.resetAt.getTime() / 1000),
 			};
 			if (!taken.allowed) {
+				// The bucket is empty: the burst is spent, and it refills at the per-minute rate.
 				throw new As2Error(
 					"rate_limit_exceeded",
-					`rate limit of ${plan.requestsPerMinute} requests per minute exceeded`,
+					`burst limit of ${plan.burst} requests exceeded (the plan allows bursts of ${plan.burst}, refilled at ${plan.requestsPerMinute} requests per minute): retry in ${taken.retryAfterSeconds} s`,
 					{
 						details: { retry_after_seconds: taken.retryAfterSeconds, rate_limit: headers },
 					},

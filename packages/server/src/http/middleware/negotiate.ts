@@ -1,6 +1,6 @@
 import { As2Error } from "@as2kit/core";
 import type { Context, MiddlewareHandler } from "hono";
-import { mediaType } from "../body.ts";
+import { mediaType, unsupportedMediaType } from "../body.ts";
 
 const JSON_ACCEPTING = /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i;
 
@@ -23,12 +23,7 @@ export function negotiate(options: { anyAccept?: (path: string) => boolean } = {
 				type?.endsWith("+json") ||
 				type === "application/x-www-form-urlencoded" ||
 				type === "multipart/form-data";
-			if (!readable) {
-				throw new As2Error(
-					"UNSUPPORTED_MEDIA_TYPE",
-					"send application/json, application/x-www-form-urlencoded or multipart/form-data",
-				);
-			}
+			if (!readable) throw unsupportedMediaType(type);
 		}
 		await next();
 	};
