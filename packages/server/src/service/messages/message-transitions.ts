@@ -27,7 +27,7 @@ export async function transitionMessage(
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
 	const moved = await deps.store.transaction(async (tx) => {
-		const moved = await tx.messages.transition(message.id, from, { ...patch, updatedAt: at });
+		const moved = await tx.messages.transition(message.id, from, { ...patch, ...clearedError(patch), updatedAt: at });
 		if (!moved) return null;
 		await also?.(tx);
 		for (const kind of events(moved)) {
@@ -58,6 +58,11 @@ function isSettled(message: MessageRecord): boolean {
 	);
 }
 
+/** A message that went out (or was confirmed) keeps no error of an earlier, failed attempt. */
+function clearedError(patch: MessagePatch): MessagePatch {
+	return patch.status === "sent" || patch.status === "delivered" ? { errorCode: null, errorMessage: null } : {};
+}
+
 /**
  * The final failure of a message, with its error, from any state that is not final. A `hint`
  * (the partner setting that would likely fix it) is kept in the details as `error_hint`.
@@ -82,6 +87,8 @@ export async function failMessage(
 			errorCode: error.code,
 			errorMessage: error.message.slice(0, 1000),
 			...hinted,
+			// An MDN that was asked for and never came: the MDN failed with the message.
+			...(message.mdnStatus === "pending" ? { mdnStatus: "failed" as const } : {}),
 			...extra,
 		},
 		() => ["failed"],

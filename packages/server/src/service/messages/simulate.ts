@@ -1,4 +1,6 @@
-import type { MdnData, MessageRecord } from "@as2kit/core/store";
+import { createHash } from "node:crypto";
+import { As2Error, formatMic, micFromDigest, toChunks } from "@as2kit/core";
+import type { BlobStore, MdnData, MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { failMessage, transitionMessage } from "./message-transitions.ts";
 import { SIMULATED_MDN_JOB } from "./send-job-kind.ts";
@@ -41,7 +43,7 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 		);
 		return;
 	}
-	const sent = { sentAt: at, transmissionTimeMs: 0 };
+	const sent = { sentAt: at, transmissionTimeMs: 0, mic: await payloadMic(deps.blobs, processing) };
 	if (processing.mdnMode === "none") {
 		await transitionMessage(deps, processing, ["processing"], { status: "sent", ...sent }, () => ["sent"], at);
 		return;
@@ -51,7 +53,13 @@ export async function simulateSend(deps: ServiceDeps, message: MessageRecord): P
 			deps,
 			processing,
 			["processing"],
-			{ status: "delivered", deliveredAt: at, mdnStatus: "received", mdnData: syntheticMdn(processing, at), ...sent },
+			{
+				status: "delivered",
+				deliveredAt: at,
+				mdnStatus: "received",
+				mdnData: syntheticMdn({ ...processing, mic: sent.mic }, at),
+				...sent,
+			},
 			() => ["sent", "delivered"],
 			at,
 		);
@@ -95,16 +103,30 @@ export async function deliverSimulatedMdn(deps: ServiceDeps, messageId: string):
 	);
 }
 
+/**
+ * The MIC a partner would return for the payload (RFC 4130 §7.3.1), SHA-256 over its bytes as
+ * uploaded, so that `openssl dgst -sha256 -binary order.edi | base64` shows the same value.
+ * Nothing is built for the simulated partner, so there is no MIME entity to digest instead.
+ */
+async function payloadMic(blobs: BlobStore, message: MessageRecord): Promise<string | null> {
+	if (!message.payloadKey) return null;
+	const stream = await blobs.get(message.payloadKey);
+	if (!stream) throw new As2Error("INTERNAL_ERROR", `the payload blob ${message.payloadKey} is missing`);
+	const hash = createHash("sha256");
+	for await (const chunk of toChunks(stream)) hash.update(chunk);
+	return formatMic(micFromDigest(hash.digest(), "sha256"));
+}
+
 function syntheticMdn(message: MessageRecord, at: Date): MdnData {
 	return {
 		disposition: "automatic-action/MDN-sent-automatically; processed",
-		receivedContentMic: null,
+		receivedContentMic: message.mic,
 		reportingUa: "as2kit simulated partner (test environment)",
 		originalMessageId: message.messageId,
 		finalRecipient: message.toAs2Id,
 		signed: false,
 		signatureValid: null,
-		micMatches: null,
+		micMatches: message.mic !== null,
 		messageId: null,
 		receivedAt: at.toISOString(),
 	};

@@ -124,7 +124,7 @@ export const mdnDataSchema = v.object({
 			"true when a positive MDN without Received-Content-MIC was taken as the receipt: RFC 4130 §7.4.3 requires the MIC only for a signed message, and pyas2-lib answers unsigned (encrypt-only, compress-only or plain) messages without one. For a signed message a missing MIC fails it with MIC_MISMATCH.",
 		),
 	),
-	received_at: v.string(),
+	received_at: instantSchema,
 });
 
 export function mdnDataView(mdn: MdnData): v.InferOutput<typeof mdnDataSchema> {
@@ -138,7 +138,7 @@ export function mdnDataView(mdn: MdnData): v.InferOutput<typeof mdnDataSchema> {
 		signature_valid: mdn.signatureValid,
 		mic_matches: mdn.micMatches,
 		mic_missing: mdn.micMissing ?? false,
-		received_at: mdn.receivedAt,
+		received_at: formatInstant(new Date(mdn.receivedAt)),
 	};
 }
 
@@ -275,6 +275,8 @@ export const messageEventData = {
 	},
 	sent: (m: MessageRecord) => ({
 		...eventBase(m),
+		// A sync MDN moves the message on to delivered in the same step: the event is the send's.
+		status: "sent" as const,
 		sent_at: formatOptionalInstant(m.sentAt),
 		transmission_time_ms: m.transmissionTimeMs,
 	}),
