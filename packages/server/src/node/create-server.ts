@@ -48,34 +48,6 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	const epcisEngine = startEpcisEngine(config, logger);
 	// One registry for `/metrics`: the engine's counters beside the HTTP ones.
 	const metrics = new HttpMetrics();
-	const service = createService({
-		store,
-		telemetry: new ServiceMetrics(metrics.registry),
-		blobs: createFsBlobStore(config.BLOB_DIR),
-		logger,
-		epcisEngine,
-		config: {
-			masterKey,
-			defaultPlan: config.AS2_DEFAULT_PLAN,
-			allowHttp: config.AS2_ALLOW_HTTP,
-			allowPrivateTargets: config.AS2_ALLOW_PRIVATE_TARGETS,
-			registrationCode: config.AS2_REGISTRATION_CODE,
-			webhookRetryDelays: config.AS2_WEBHOOK_RETRY_DELAYS,
-			sendRetryDelays: config.AS2_SEND_RETRY_DELAYS,
-			mdnTimeoutSeconds: config.AS2_MDN_TIMEOUT_SECONDS,
-			httpTimeoutSeconds: config.AS2_HTTP_TIMEOUT_SECONDS,
-			publicUrl: config.AS2_PUBLIC_URL,
-			receiveBurst: config.AS2_RECEIVE_BURST,
-			receivePerSecond: config.AS2_RECEIVE_PER_SECOND,
-			receiveConcurrency: config.AS2_RECEIVE_CONCURRENCY,
-		},
-	});
-	const clientIp = (c: Context) => {
-		const forwarded = config.AS2_TRUST_PROXY ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-		const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-		return forwarded || incoming?.socket?.remoteAddress || "unknown";
-	};
-	const app = createApp({ service, logger, clientIp, metrics, metricsToken: config.AS2_METRICS_TOKEN });
 	const tlsOptions =
 		config.TLS_CERT_FILE && config.TLS_KEY_FILE
 			? {
@@ -97,15 +69,21 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			servers.push(server);
 		});
 
+	// The listeners bind first: the receipt URL of async MDNs may be theirs (PORT=0 picks the
+	// port). Until the app exists, which is a moment later, a request is told to come back.
+	let serve: (request: Request, env: unknown) => Response | Promise<Response> = () =>
+		new Response(null, { status: 503, headers: { "retry-after": "1" } });
 	let background: Background | null = null;
 	let address: AddressInfo;
 	let as2Address: AddressInfo | null = null;
+	let service: Service;
+	let app: ReturnType<typeof createApp>;
 	try {
-		address = await listen(app.fetch, config.PORT);
+		address = await listen((request, env) => serve(request, env), config.PORT);
 		if (config.AS2_PORT !== undefined) {
 			// The AS2 listener serves /as2/* only, so the API need not face partners' networks.
 			const as2Only = new Hono()
-				.all("/as2/*", (c) => app.fetch(c.req.raw, c.env))
+				.all("/as2/*", (c) => serve(c.req.raw, c.env))
 				.all("*", (c) =>
 					c.json(
 						{ message: "not found", error: { type: "resource_error", code: "NOT_FOUND", message: "not found" } },
@@ -114,6 +92,43 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 				);
 			as2Address = await listen(as2Only.fetch, config.AS2_PORT);
 		}
+		const listenerUrl = config.AS2_PUBLIC_URL ? null : listenerBaseUrl(config, as2Address ?? address, !!tlsOptions);
+		if (listenerUrl) {
+			logger.warn(
+				{ receiptUrl: `${listenerUrl}/as2/receive` },
+				"AS2_PUBLIC_URL is not set: async MDNs are asked to come back to this listener's own address; partners outside this host need AS2_PUBLIC_URL",
+			);
+		}
+		service = createService({
+			store,
+			telemetry: new ServiceMetrics(metrics.registry),
+			blobs: createFsBlobStore(config.BLOB_DIR),
+			logger,
+			epcisEngine,
+			config: {
+				masterKey,
+				defaultPlan: config.AS2_DEFAULT_PLAN,
+				allowHttp: config.AS2_ALLOW_HTTP,
+				allowPrivateTargets: config.AS2_ALLOW_PRIVATE_TARGETS,
+				registrationCode: config.AS2_REGISTRATION_CODE,
+				webhookRetryDelays: config.AS2_WEBHOOK_RETRY_DELAYS,
+				sendRetryDelays: config.AS2_SEND_RETRY_DELAYS,
+				mdnTimeoutSeconds: config.AS2_MDN_TIMEOUT_SECONDS,
+				httpTimeoutSeconds: config.AS2_HTTP_TIMEOUT_SECONDS,
+				publicUrl: config.AS2_PUBLIC_URL,
+				listenerUrl,
+				receiveBurst: config.AS2_RECEIVE_BURST,
+				receivePerSecond: config.AS2_RECEIVE_PER_SECOND,
+				receiveConcurrency: config.AS2_RECEIVE_CONCURRENCY,
+			},
+		});
+		const clientIp = (c: Context) => {
+			const forwarded = config.AS2_TRUST_PROXY ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+			const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+			return forwarded || incoming?.socket?.remoteAddress || "unknown";
+		};
+		app = createApp({ service, logger, clientIp, metrics, metricsToken: config.AS2_METRICS_TOKEN });
+		serve = app.fetch;
 		if (config.role !== "api") {
 			background = createBackground(service, {
 				leaseMs: config.AS2_JOB_LEASE_SECONDS * 1000,
@@ -169,4 +184,15 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			return drained;
 		},
 	};
+}
+
+/**
+ * `http(s)://host:port` of the listener partners reach (the AS2 one when AS2_PORT is set). A
+ * wildcard bind (0.0.0.0, ::) is reachable on loopback from this host, which is all the
+ * derived URL promises; partners elsewhere need AS2_PUBLIC_URL.
+ */
+function listenerBaseUrl(config: EnvConfig, address: AddressInfo, tls: boolean): string {
+	const host =
+		config.HOST === "0.0.0.0" || config.HOST === "" ? "127.0.0.1" : config.HOST === "::" ? "::1" : config.HOST;
+	return `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
 }

@@ -40,6 +40,11 @@ export interface ServiceConfig {
 	/** This deployment's public base URL, for async MDN receipts (`AS2_PUBLIC_URL`). */
 	publicUrl: string | null;
 	/**
+	 * With `publicUrl` unset, the base URL of this process's own AS2 listener (derived at start):
+	 * async MDNs are asked to come back there, so they work out of the box on one host.
+	 */
+	listenerUrl: string | null;
+	/**
 	 * `/as2/receive` per partner: the deployment's cap on burst and sustained messages per second
 	 * (`AS2_RECEIVE_BURST`, `AS2_RECEIVE_PER_SECOND`); each plan's own limits are lower (plans.ts).
 	 */
@@ -66,6 +71,7 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	mdnTimeoutSeconds: 86400,
 	httpTimeoutSeconds: 120,
 	publicUrl: null,
+	listenerUrl: null,
 	receiveBurst: 2000,
 	receivePerSecond: 500,
 	receiveConcurrency: 64,

@@ -28,7 +28,8 @@ const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
  */
 export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHandler {
 	const { store, blobs, now, config, sealKey, logger } = deps;
-	const receiptUrl = config.publicUrl ? `${config.publicUrl.replace(/\/$/, "")}/as2/receive` : null;
+	const receiptBase = config.publicUrl ?? config.listenerUrl;
+	const receiptUrl = receiptBase ? `${receiptBase.replace(/\/$/, "")}/as2/receive` : null;
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 	const hints = createFailureHints(deps, keys);
 
