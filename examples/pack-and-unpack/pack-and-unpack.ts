@@ -1,6 +1,9 @@
 /**
  * as2-core alone: build a signed, encrypted, compressed AS2 message and read it back, then
  * answer it with a signed MDN and check that MDN — no server, no files.
+ *
+ * Run it from the repository root: `npm start -w examples/pack-and-unpack` (or
+ * `npx tsx examples/pack-and-unpack/pack-and-unpack.ts`).
  */
 import { buildMdn, collect, generateSelfSigned, matchMdn, pack, parseMdn, unpack, utf8 } from "@as2kit/core";
 

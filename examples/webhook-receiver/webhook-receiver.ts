@@ -5,8 +5,8 @@
  * delivery your receiver already handled). Answer fast: as2kit counts anything but a 2xx
  * within 30 seconds as a failure and retries it later.
  *
- * Run it: `WEBHOOK_SECRET=whsec_… npx tsx examples/webhook-receiver/webhook-receiver.ts`
- * then point an endpoint at http://127.0.0.1:4000/ (the server needs AS2_ALLOW_HTTP=1 for
+ * Run it from the repository root: `WEBHOOK_SECRET=whsec_… npm start -w examples/webhook-receiver`
+ * (or `… npx tsx examples/webhook-receiver/webhook-receiver.ts`; `PORT` picks the port), then point an endpoint at http://127.0.0.1:4000/ (the server needs AS2_ALLOW_HTTP=1 for
  * http:// and AS2_ALLOW_PRIVATE_TARGETS=1 for a local address; in production, serve HTTPS).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";

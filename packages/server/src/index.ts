@@ -17,5 +17,6 @@ export { ServiceMetrics } from "./http/service-metrics.ts";
 export { configFromEnv, type EnvConfig } from "./node/config-from-env.ts";
 export { type RunningServer, startServer } from "./node/create-server.ts";
 export { createEpcisThreadPool, type EpcisThreadPool, type EpcisThreadPoolOptions } from "./node/epcis-thread-pool.ts";
+export { loadMasterKey } from "./node/master-key.ts";
 export * from "./service/index.ts";
 export { type Background, createBackground } from "./service/jobs/background.ts";
