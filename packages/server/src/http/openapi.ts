@@ -61,6 +61,8 @@ interface RouteDocFields {
 	description?: string;
 	/** A JSON body; also accepted as a URL-encoded or multipart form. */
 	body?: v.GenericSchema;
+	/** The multipart form when it differs from `body` (a file part instead of inline content). */
+	multipart?: v.GenericSchema;
 	/** Status → description and schema of the success responses. */
 	responses: Record<
 		number,
@@ -147,9 +149,9 @@ export function doc(spec: RouteDoc): MiddlewareHandler<AppEnv> {
 					requestBody: {
 						required: true,
 						content: {
-							"application/json": { schema: resolver(spec.body) },
-							"application/x-www-form-urlencoded": { schema: resolver(spec.body) },
-							"multipart/form-data": { schema: resolver(spec.body) },
+							"application/json": { schema: documented(spec.body, "text") },
+							"application/x-www-form-urlencoded": { schema: documented(spec.body, "text") },
+							"multipart/form-data": { schema: documented(spec.multipart ?? spec.body, "binary") },
 						},
 					},
 				}
@@ -163,6 +165,52 @@ export function doc(spec: RouteDoc): MiddlewareHandler<AppEnv> {
 		await next();
 	};
 	return Object.assign(guard, { [uniqueSymbol]: described[uniqueSymbol as keyof typeof described] });
+}
+
+type JsonSchema = Record<string, unknown>;
+
+const TEXT_FIELD: JsonSchema = { type: "string", description: "the text (PEM), or base64 of the bytes" };
+const BINARY_PART: JsonSchema = {
+	type: "string",
+	format: "binary",
+	contentMediaType: "application/octet-stream",
+	description: "a file part, or the text (PEM) as a plain field",
+};
+
+/**
+ * A body schema as the document shows it. A `File` has no JSON Schema (valibot's conversion
+ * gives `{}`, so a file-or-text field read `anyOf [string, {}]`): in JSON and URL-encoded
+ * bodies such a field is a string, in a multipart form a binary part.
+ */
+function documented(schema: v.GenericSchema, files: "text" | "binary") {
+	const base = resolver(schema);
+	return {
+		...base,
+		toOpenAPISchema: async (options?: Record<string, unknown>) => {
+			const result = await base.toOpenAPISchema(options);
+			replaceFileSchemas(result.schema as JsonSchema, files === "text" ? TEXT_FIELD : BINARY_PART);
+			return result;
+		},
+	};
+}
+
+function replaceFileSchemas(schema: JsonSchema, file: JsonSchema): void {
+	const properties = schema.properties as Record<string, JsonSchema> | undefined;
+	for (const [name, property] of Object.entries(properties ?? {})) {
+		const alternatives = property.anyOf as JsonSchema[] | undefined;
+		const fileOrText = alternatives?.some(isFile) && alternatives.every((a) => isFile(a) || a.type === "string");
+		if (isFile(property) || fileOrText) {
+			const { anyOf: _, ...own } = property;
+			properties![name] = { ...file, ...own };
+		} else if (property.type === "object") {
+			replaceFileSchemas(property, file);
+		}
+	}
+}
+
+/** What valibot's conversion leaves of `v.instance(File)`: no type, at most words. */
+function isFile(schema: JsonSchema): boolean {
+	return Object.keys(schema).every((key) => key === "description" || key === "title");
 }
 
 /** The access rule in words, for the operation's description. */

@@ -63,3 +63,65 @@ describe("GET /openapi.json", () => {
 		expect(doc.webhooks["billing.payment_failed"].post.description).toMatch(/Not emitted/);
 	});
 });
+
+describe("the OpenAPI document's bodies and examples (issue #18)", () => {
+	type Media = { schema?: Record<string, unknown>; example?: unknown };
+	type Operation = {
+		parameters?: { name: string; example?: unknown }[];
+		requestBody?: { content: Record<string, Media> };
+		responses: Record<string, { content?: Record<string, Media> }>;
+	};
+	const operations = async () => {
+		const doc = (await t.call("GET", "/openapi.json")).json as { paths: Record<string, Record<string, Operation>> };
+		return Object.entries(doc.paths).flatMap(([path, methods]) =>
+			Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+		);
+	};
+
+	it("gives every operation a request example and a response example, made from its schemas", async () => {
+		const all = await operations();
+		expect(all.length).toBeGreaterThan(40);
+		for (const { name, operation } of all) {
+			for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) {
+				expect(media.example, `${name} request ${type}`).toBeDefined();
+			}
+			for (const parameter of operation.parameters ?? []) {
+				expect(parameter.example, `${name} parameter ${parameter.name}`).toBeDefined();
+			}
+			const responses = Object.entries(operation.responses).flatMap(([status, response]) =>
+				Object.entries(response.content ?? {}).map(([type, media]) => ({ at: `${status} ${type}`, media })),
+			);
+			expect(responses.length, `${name} has no response content`).toBeGreaterThan(0);
+			for (const { at, media } of responses) {
+				if (media.schema) expect(media.example, `${name} response ${at}`).toBeDefined();
+			}
+		}
+		const tenant = all.find((o) => o.name === "POST /v1/tenants")!.operation;
+		expect(Object.keys(tenant.requestBody!.content["application/json"]!.example as object)).toContain("name");
+	});
+
+	it("names the file part of POST /v1/messages (binary) and its real required fields", async () => {
+		const submit = (await operations()).find((o) => o.name === "POST /v1/messages")!.operation;
+		const multipart = submit.requestBody!.content["multipart/form-data"]!.schema as {
+			properties: Record<string, Record<string, unknown>>;
+			required: string[];
+		};
+		expect(multipart.properties.file).toMatchObject({ type: "string", format: "binary" });
+		expect(multipart.properties).not.toHaveProperty("payload");
+		expect([...multipart.required].sort()).toEqual(["content_type", "file", "partner_id"]);
+		const json = submit.requestBody!.content["application/json"]!.schema as { required: string[] };
+		expect([...json.required].sort()).toEqual(["content_type", "partner_id", "payload"]);
+	});
+
+	it("documents a certificate upload as a string or a binary part, never anyOf [string, {}]", async () => {
+		const upload = (await operations()).find((o) => o.name === "POST /v1/partners/{partner_id}/certificates")!.operation
+			.requestBody!.content;
+		const field = (type: string) =>
+			(upload[type]!.schema as { properties: Record<string, unknown> }).properties.certificate;
+		expect(field("application/json")).toMatchObject({ type: "string" });
+		expect(field("multipart/form-data")).toMatchObject({ type: "string", format: "binary" });
+		const text = JSON.stringify((await t.call("GET", "/openapi.json")).json);
+		expect(text).not.toContain('{"type":"string"},{}]');
+		expect(text).not.toContain(",{}]");
+	});
+});

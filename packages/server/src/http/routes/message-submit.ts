@@ -130,6 +130,13 @@ export function messageSubmitRoutes() {
 			summary: "Send a message to a partner (messages:write)",
 			description: `JSON with the payload inline (\`payload.content\`, UTF-8 or base64 per \`payload.encoding\`; the default follows the content type: text, EDI, XML, JSON, CSV as utf-8; PDF, ZIP, images as base64; up to 16 MB), or multipart/form-data with the file in the part \`file\` (its \`filename\` read as UTF-8, or RFC 2231 \`filename*\`), streamed and never held in memory (up to the plan's size), and the fields \`partner_id\` and \`content_type\` (both required, as in JSON), \`subject\`, \`filename\`, \`priority\`, \`headers\`, …. \`content_type\` is one of ${SUPPORTED_CONTENT_TYPES.join(", ")} (parameters such as \`; charset=utf-8\` allowed); another is 400 INVALID_CONTENT_TYPE. An empty payload (empty \`payload.content\`, a 0-byte file) is 422, and so is a multipart body that is not a well-formed form (wrong or unterminated boundary, more than 100 parts, oversized part headers). sign, encrypt, compress and mdn_mode override the partner's settings for this message. Errors: 404 PARTNER_NOT_FOUND, 400 PARTNER_INACTIVE, 400 INVALID_CONTENT_TYPE, 400 SIGNING_FAILED / ENCRYPTION_FAILED / CERTIFICATE_EXPIRED, 413 PAYLOAD_TOO_LARGE (as soon as the limit is crossed, or before the upload when its Content-Length exceeds the plan's size by more than the form's other parts may take, about 8 MB), 402 MESSAGE_LIMIT_EXCEEDED. Emits message.queued.`,
 			body: jsonSchema,
+			multipart: v.object({
+				...formSchema.entries,
+				file: v.pipe(
+					v.instance(File),
+					v.description("the payload, streamed (its part's filename is the message's, unless `filename` is given)"),
+				),
+			}),
 			idempotent: true,
 			responses: { 202: { description: "queued", schema: messageEnvelope(messageSchema) } },
 			errors: {

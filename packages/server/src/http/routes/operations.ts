@@ -1,9 +1,10 @@
 import { Scalar } from "@scalar/hono-api-reference";
-import { Hono } from "hono";
-import { openAPIRouteHandler } from "hono-openapi";
+import { type Handler, Hono } from "hono";
+import { type GenerateSpecOptions, generateSpecs } from "hono-openapi";
 import { bearerCredential, isSecret } from "../bearer.ts";
 import type { AppEnv } from "../context.ts";
 import type { HttpMetrics } from "../metrics.ts";
+import { addExamples } from "../openapi-examples.ts";
 import { webhookDocs } from "../webhook-docs.ts";
 
 export interface OperationsOptions {
@@ -29,7 +30,7 @@ export function operationRoutes(app: Hono<AppEnv>, options: OperationsOptions) {
 		})
 		.get(
 			"/openapi.json",
-			openAPIRouteHandler(app, {
+			openApiDocument(app, {
 				documentation: {
 					openapi: "3.1.0",
 					info: {
@@ -58,4 +59,13 @@ export function operationRoutes(app: Hono<AppEnv>, options: OperationsOptions) {
 			}),
 		)
 		.get("/docs", Scalar({ url: "openapi.json", pageTitle: "as2kit API" }));
+}
+
+/** The document of `app`, made once on the first request, with an example for every operation. */
+function openApiDocument(app: Hono<AppEnv>, options: Partial<GenerateSpecOptions>): Handler<AppEnv> {
+	let document: Promise<object> | null = null;
+	return async (c) => {
+		document ??= generateSpecs(app, options, c).then(addExamples);
+		return c.json(await document);
+	};
 }
