@@ -48,7 +48,7 @@ describe("npm start", () => {
 		const created = await post(`${base}/v1/api-keys`, readmeBody(readme, "/v1/api-keys"), token);
 		expect(created.status).toBe(201);
 		const { data } = (await created.json()) as { data: { key: string } };
-		expect(data.key).toMatch(/^pk_live_/);
+		expect(data.key).toMatch(/^pk_(test|live)_/);
 		const me = await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${data.key}` } });
 		expect(me.status).toBe(200);
 		expect(((await me.json()) as { user: { email: string } }).user.email).toBe(registration.email);
@@ -72,7 +72,10 @@ describe("npm start", () => {
 
 /** The JSON of the README's `curl … <path> … -d '…'` line: what a newcomer sends. */
 function readmeBody(readme: string, path: string): unknown {
-	const line = new RegExp(`127\\.0\\.0\\.1:8080${path.replaceAll("/", "\\/")} [\\s\\S]*?-d '([^']+)'`).exec(readme);
+	// The first steps name the server `$BASE` (http://127.0.0.1:8080), set in their first block.
+	const line = new RegExp(`(?:127\\.0\\.0\\.1:8080|\\$BASE)${path.replaceAll("/", "\\/")} [\\s\\S]*?-d '([^']+)'`).exec(
+		readme,
+	);
 	if (!line) throw new Error(`the README has no curl line posting to ${path}`);
 	return JSON.parse(line[1]!);
 }
