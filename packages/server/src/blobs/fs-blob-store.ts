@@ -2,8 +2,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { As2Error, concatBytes } from "@as2kit/core";
+import { concatBytes } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
+import { chunksOf, payloadTooLarge } from "./blob-body.ts";
 import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
 import { readFileStream } from "./file-source.ts";
 
@@ -53,9 +54,7 @@ export function createFsBlobStore(root: string): BlobStore {
 					if (done) break;
 					bytes += value.byteLength;
 					if (options.maxBytes !== undefined && bytes > options.maxBytes) {
-						throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds ${options.maxBytes} bytes`, {
-							details: { max_bytes: options.maxBytes },
-						});
+						throw payloadTooLarge(options.maxBytes);
 					}
 					hash.update(value);
 					if (!file && bytes <= SMALL_BLOB_BYTES) {
@@ -129,28 +128,5 @@ export function createFsBlobStore(root: string): BlobStore {
 		async delete(key) {
 			await rm(pathOf(key), { force: true });
 		},
-	};
-}
-
-/**
- * The chunks of a web stream (through its reader) or of an async iterable, with a way to give
- * up early (`cancel`) and to let go of the source once done (`release`).
- */
-function chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>) {
-	if ("getReader" in body) {
-		const reader = body.getReader();
-		return {
-			next: () => reader.read(),
-			cancel: () => reader.cancel().catch(() => {}),
-			release: () => reader.releaseLock(),
-		};
-	}
-	const iterator = body[Symbol.asyncIterator]();
-	return {
-		next: () => iterator.next(),
-		cancel: async () => {
-			await iterator.return?.().catch(() => {});
-		},
-		release: () => {},
 	};
 }
