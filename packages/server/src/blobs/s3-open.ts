@@ -21,7 +21,15 @@ export function openS3BlobStore(
 	settings: S3Settings,
 	timeouts: S3Timeouts = DEFAULT_TIMEOUTS,
 ): { blobs: BlobStore; close(): void } {
-	const client = new S3Client({
+	const client = createS3Client(settings, timeouts);
+	return {
+		blobs: createS3BlobStore({ client, bucket: settings.bucket, prefix: settings.prefix }),
+		close: () => client.destroy(),
+	};
+}
+
+export function createS3Client(settings: S3Settings, timeouts: S3Timeouts = DEFAULT_TIMEOUTS): S3Client {
+	return new S3Client({
 		region: settings.region,
 		...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
 		...(settings.credentials ? { credentials: settings.credentials } : {}),
@@ -37,8 +45,4 @@ export function openS3BlobStore(
 		responseChecksumValidation: "WHEN_REQUIRED",
 		maxAttempts: 3,
 	});
-	return {
-		blobs: createS3BlobStore({ client, bucket: settings.bucket, prefix: settings.prefix }),
-		close: () => client.destroy(),
-	};
 }

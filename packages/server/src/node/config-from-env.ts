@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import * as v from "valibot";
+import { type S3Settings, s3SettingsFromEnv } from "../blobs/s3-settings.ts";
 import { PLAN_NAMES } from "../service/plans.ts";
 
 const flag = v.optional(
@@ -77,7 +78,11 @@ const envSchema = v.object({
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
 });
 
-export type EnvConfig = v.InferOutput<typeof envSchema> & { role: "all" | "api" | "worker" };
+export type EnvConfig = v.InferOutput<typeof envSchema> & {
+	role: "all" | "api" | "worker";
+	/** `BLOB_URL=s3://…` with the AWS variables; when set, payloads go there instead of BLOB_DIR. */
+	BLOB_URL: S3Settings | null;
+};
 
 /**
  * Reads the configuration from the environment and the `--role api|worker|all` argument;
@@ -98,8 +103,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv, argv: readonly string[] = 
 	if (!!result.output.TLS_CERT_FILE !== !!result.output.TLS_KEY_FILE) {
 		throw new Error("TLS_CERT_FILE and TLS_KEY_FILE go together");
 	}
+	let blobUrl: S3Settings | null;
+	try {
+		blobUrl = s3SettingsFromEnv(env);
+	} catch (error) {
+		throw new Error(`invalid configuration:\n  ${(error as Error).message}`);
+	}
 	return {
 		...result.output,
+		BLOB_URL: blobUrl,
 		AS2_DATA_DIR: resolve(result.output.AS2_DATA_DIR),
 		BLOB_DIR: resolve(result.output.BLOB_DIR),
 		role,

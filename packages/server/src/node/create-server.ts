@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { As2Store } from "@as2kit/core/store";
+import type { As2Store, BlobStore } from "@as2kit/core/store";
 import { getRequestListener } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -44,6 +44,7 @@ export interface RunningServer {
 export async function startServer(config: EnvConfig, options: { logger?: Logger } = {}): Promise<RunningServer> {
 	const logger = options.logger ?? (pino({ level: config.LOG_LEVEL }) as unknown as Logger);
 	const masterKey = loadMasterKey(config.AS2_MASTER_KEY, config.AS2_DATA_DIR, logger);
+	const blobStore = await openBlobStore(config);
 	const store = await openStore(config.DATABASE_URL);
 	const epcisEngine = startEpcisEngine(config, logger);
 	// One registry for `/metrics`: the engine's counters beside the HTTP ones.
@@ -102,7 +103,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 		service = createService({
 			store,
 			telemetry: new ServiceMetrics(metrics.registry),
-			blobs: createFsBlobStore(config.BLOB_DIR),
+			blobs: blobStore.blobs,
 			logger,
 			epcisEngine,
 			config: {
@@ -140,6 +141,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 		await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
 		await epcisEngine.close();
 		await store.close();
+		blobStore.close();
 		throw error;
 	}
 	logger.info(
@@ -149,6 +151,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			as2Port: as2Address?.port,
 			tls: !!config.TLS_CERT_FILE,
 			role: config.role,
+			blobs: config.BLOB_URL ? `s3://${config.BLOB_URL.bucket}/${config.BLOB_URL.prefix}` : config.BLOB_DIR,
 		},
 		"as2kit listening",
 	);
@@ -181,6 +184,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			if (!drained) for (const server of servers) server.closeAllConnections();
 			await epcisEngine.close();
 			await store.close();
+			blobStore.close();
 			return drained;
 		},
 	};
@@ -195,4 +199,11 @@ function listenerBaseUrl(config: EnvConfig, address: AddressInfo, tls: boolean):
 	const host =
 		config.HOST === "0.0.0.0" || config.HOST === "" ? "127.0.0.1" : config.HOST === "::" ? "::1" : config.HOST;
 	return `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+}
+
+/** BLOB_URL's S3 store, or the BLOB_DIR directory; the AWS SDK is loaded only for the first. */
+async function openBlobStore(config: EnvConfig): Promise<{ blobs: BlobStore; close(): void }> {
+	if (!config.BLOB_URL) return { blobs: createFsBlobStore(config.BLOB_DIR), close: () => {} };
+	const { openS3BlobStore } = await import("../blobs/s3-open.ts");
+	return openS3BlobStore(config.BLOB_URL);
 }
