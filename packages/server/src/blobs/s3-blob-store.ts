@@ -10,7 +10,11 @@ export interface S3BlobStoreOptions {
 	bucket: string;
 	/** Prepended to every key: `payloads/` keeps the blobs under one folder of a shared bucket. */
 	prefix?: string;
-	/** Bytes per multipart part (5 MiB at least; S3's minimum). */
+	/**
+	 * Bytes per multipart part: S3's minimum (5 MiB) by default. Three parts are in memory per
+	 * upload under way (two sent, one filling), so smaller is leaner; 10,000 parts of 5 MiB
+	 * still hold 48 GiB, well over the largest plan's payload.
+	 */
 	partBytes?: number;
 	/** Bytes per ranged GET. */
 	rangeBytes?: number;
@@ -24,7 +28,7 @@ const MIB = 1024 * 1024;
  * uploads and reads as ranged GETs: memory stays a few parts whatever the payload's size.
  */
 export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
-	const { client, bucket, prefix = "", partBytes = 8 * MIB, rangeBytes = 8 * MIB } = options;
+	const { client, bucket, prefix = "", partBytes = 5 * MIB, rangeBytes = 8 * MIB } = options;
 	const objectKey = (key: string) => {
 		if (key === "") throw new Error("empty blob key");
 		return prefix + key;

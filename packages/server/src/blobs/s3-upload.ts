@@ -20,7 +20,7 @@ export interface UploadTarget {
 	partBytes: number;
 }
 
-/** Parts sent at once: with the one being filled, memory stays under three parts. */
+/** Parts sent at once: with the one being filled, memory stays at three parts. */
 const PARTS_IN_FLIGHT = 2;
 
 /**
@@ -42,8 +42,7 @@ export async function uploadStreamed(
 	const stop = new AbortController();
 	const inFlight: Promise<void>[] = [];
 	const parts: CompletedPart[] = [];
-	let held: Uint8Array[] = [];
-	let heldBytes = 0;
+	const filler = new PartFiller(partBytes);
 	let bytes = 0;
 	let uploadId: string | undefined;
 	let partCount = 0;
@@ -61,6 +60,7 @@ export async function uploadStreamed(
 			}),
 		).then(({ ETag }) => {
 			parts.push({ PartNumber, ETag });
+			filler.recycle(part);
 		});
 		// Awaited below in order; this only keeps a later part's failure from being unhandled
 		// while an earlier one is awaited.
@@ -76,17 +76,9 @@ export async function uploadStreamed(
 			bytes += value.byteLength;
 			if (maxBytes !== undefined && bytes > maxBytes) throw payloadTooLarge(maxBytes);
 			hash.update(value);
-			held.push(value);
-			heldBytes += value.byteLength;
-			while (heldBytes >= partBytes) {
-				const whole = concatBytes(held);
-				held = [whole.subarray(partBytes)];
-				heldBytes = whole.byteLength - partBytes;
-				await sendPart(whole.subarray(0, partBytes));
-			}
+			for (const part of filler.add(value)) await sendPart(part);
 		}
-		const rest = held.length === 1 ? held[0]! : concatBytes(held);
-		held = [];
+		const rest = filler.rest();
 		if (uploadId === undefined) {
 			await s3Call("store the payload", () =>
 				client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: rest }), { abortSignal: stop.signal }),
@@ -122,5 +114,74 @@ export async function uploadStreamed(
 		throw error;
 	} finally {
 		chunks.release();
+	}
+}
+
+/** Bodies up to this size are kept as the chunks they came in, and sent in one PutObject. */
+const SMALL_BYTES = 256 * 1024;
+
+/**
+ * Chunks gathered into parts of exactly `partBytes`. A small body stays a list of its chunks;
+ * past SMALL_BYTES, each chunk is copied once into a part buffer as it arrives, so the source's
+ * chunks are let go of at once and a part costs its own size, not twice that.
+ */
+class PartFiller {
+	private small: Uint8Array[] = [];
+	private smallBytes = 0;
+	private streaming = false;
+	private part: Buffer | null = null;
+	private filled = 0;
+	/** Part buffers whose upload is done, filled again rather than left to the GC. */
+	private readonly spare: Buffer[] = [];
+
+	constructor(private readonly partBytes: number) {}
+
+	/** Takes a chunk; returns the parts it completed. */
+	add(chunk: Uint8Array): Uint8Array[] {
+		if (!this.streaming && this.smallBytes + chunk.byteLength <= SMALL_BYTES) {
+			this.small.push(chunk);
+			this.smallBytes += chunk.byteLength;
+			return [];
+		}
+		const completed: Uint8Array[] = [];
+		if (!this.streaming) {
+			this.streaming = true;
+			for (const held of this.small.splice(0)) this.copy(held, completed);
+		}
+		this.copy(chunk, completed);
+		return completed;
+	}
+
+	/** What is left after the last chunk: the last part, possibly empty. */
+	rest(): Uint8Array {
+		if (!this.streaming) return this.small.length === 1 ? this.small[0]! : concatBytes(this.small);
+		return this.part ? this.part.subarray(0, this.filled) : new Uint8Array(0);
+	}
+
+	/**
+	 * Takes back a part once S3 has it. Without this, a 1 GB upload left 200 part buffers to the
+	 * garbage collector, which let tens of MB of them pile up before collecting: the peak grew
+	 * with the payload.
+	 */
+	recycle(part: Uint8Array): void {
+		if (part instanceof Buffer && part.byteLength === this.partBytes && this.spare.length < PARTS_IN_FLIGHT) {
+			this.spare.push(part);
+		}
+	}
+
+	private copy(chunk: Uint8Array, completed: Uint8Array[]): void {
+		for (let offset = 0; offset < chunk.byteLength; ) {
+			// Not zero-filled: only the bytes copied in are ever sent.
+			this.part ??= this.spare.pop() ?? Buffer.allocUnsafeSlow(this.partBytes);
+			const n = Math.min(this.partBytes - this.filled, chunk.byteLength - offset);
+			this.part.set(chunk.subarray(offset, offset + n), this.filled);
+			this.filled += n;
+			offset += n;
+			if (this.filled === this.partBytes) {
+				completed.push(this.part);
+				this.part = null;
+				this.filled = 0;
+			}
+		}
 	}
 }
