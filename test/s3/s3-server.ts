@@ -164,3 +164,18 @@ function listObjectKeys(root: string, prefix = ""): string[] {
 		return entry.name.endsWith("._S3rver_object") ? [`${prefix}${entry.name.slice(0, -"._S3rver_object".length)}`] : [];
 	});
 }
+
+/**
+ * The environment that puts a server's payloads in `s3` under `prefix`: the variables a user
+ * sets. s3rver checks the access key id only, so the secret may be any text (a test looks for
+ * it in the logs).
+ */
+export function s3Env(s3: S3TestServer, prefix: string, secret = S3RVER_CREDENTIALS.secretAccessKey) {
+	return {
+		BLOB_URL: `s3://${s3.bucket}/${prefix}`,
+		AWS_ENDPOINT_URL_S3: s3.endpoint,
+		AWS_REGION: "us-east-1",
+		AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+		AWS_SECRET_ACCESS_KEY: secret,
+	};
+}

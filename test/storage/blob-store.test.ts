@@ -80,7 +80,7 @@ for (const adapter of adapters) {
 		});
 		afterAll(() => close?.());
 
-		// 0 bytes, one small chunk, several chunks, and more than one S3 part (8 MiB).
+		// 0 bytes, one small chunk, several chunks, and more than two S3 parts (5 MiB).
 		for (const size of [0, 10_240, 1 * MIB, 12 * MIB + 123]) {
 			it(`stores ${size} bytes and reads back the same bytes, size and digest; delete removes it`, async () => {
 				const bytes = randomBytes(size);
