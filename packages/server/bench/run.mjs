@@ -1,5 +1,5 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|webhooks|messages-list|epcis|instances` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|large|s3-large|webhooks|messages-list|epcis|instances` runs one.
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const benches = {
 	throughput: "throughput.mjs",
 	large: "large.mjs",
+	"s3-large": "s3-large.mjs",
 	webhooks: "webhooks.mjs",
 	"messages-list": "messages-list.mjs",
 	epcis: "epcis-query.mjs",
