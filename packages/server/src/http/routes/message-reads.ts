@@ -189,7 +189,10 @@ export function messageReadRoutes() {
 						},
 					},
 				},
-				errors: notFound,
+				errors: {
+					...notFound,
+					503: "the payload store (S3 with BLOB_URL) refused or did not answer; try again (SERVICE_UNAVAILABLE)",
+				},
 			}),
 			async (c) => {
 				const download = await c.var.service.messageReads.payload(c.var.principal, c.req.param("message_id"));
