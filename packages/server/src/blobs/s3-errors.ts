@@ -18,9 +18,10 @@ export function isS3NotFound(error: unknown): boolean {
 }
 
 /**
- * An S3 failure as our error: 503 SERVICE_UNAVAILABLE, so the client (or the job's retry) tries
- * again later, and the operator reads the S3 error code and status in the log line of the
- * failure (the cause). The cause is a new plain error holding only the name, status and
+ * An S3 failure as our error: 503 SERVICE_UNAVAILABLE, so the client tries again later, and
+ * `transient`, so a job that needed the payload (an outbound transmission) is retried on its
+ * schedule like an unreachable partner instead of failing the message for good. The operator
+ * reads the S3 error code and status in the log line of the failure (the cause). The cause is a new plain error holding only the name, status and
  * message: the SDK's error object also carries the request, which is not logged.
  */
 export function toStoreError(error: unknown, action: string): As2Error {
@@ -28,7 +29,10 @@ export function toStoreError(error: unknown, action: string): As2Error {
 	const { name = "Error", message = String(error) } = (error ?? {}) as S3ErrorShape;
 	const status = s3Status(error);
 	const cause = new Error(`S3 ${name}${status ? ` (HTTP ${status})` : ""}: ${message}`);
-	return new As2Error("SERVICE_UNAVAILABLE", `the payload store could not ${action}; try again later`, { cause });
+	return new As2Error("SERVICE_UNAVAILABLE", `the payload store could not ${action}; try again later`, {
+		cause,
+		details: { transient: true },
+	});
 }
 
 /** Runs one S3 call, its failure mapped by {@link toStoreError}. */
