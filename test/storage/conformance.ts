@@ -12,6 +12,7 @@ import { eventTests } from "./suites/events.ts";
 import { idempotencyTests } from "./suites/idempotency.ts";
 import { jobTests } from "./suites/jobs.ts";
 import { limitTests } from "./suites/limits.ts";
+import { messageAttemptTests } from "./suites/message-attempts.ts";
 import { messageTests } from "./suites/messages.ts";
 import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
@@ -25,6 +26,7 @@ const SUITES = {
 	...apiKeyTests,
 	...partnerTests,
 	...messageTests,
+	...messageAttemptTests,
 	...eventTests,
 	...epcisTests,
 	...idempotencyTests,

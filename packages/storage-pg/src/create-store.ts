@@ -11,6 +11,7 @@ import { createIdempotencyStore } from "./repositories/idempotency.ts";
 import { createIdStore, sequenceEnsurer } from "./repositories/ids.ts";
 import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createMessageAttemptStore } from "./repositories/message-attempts.ts";
 import { createMessageStore } from "./repositories/messages.ts";
 import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
@@ -77,6 +78,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			partners: createPartnerStore(runner),
 			certificates: createCertificateStore(runner),
 			messages: createMessageStore(runner),
+			messageAttempts: createMessageAttemptStore(runner),
 			events: createEventStore(runner),
 			webhookEndpoints: createWebhookEndpointStore(runner),
 			webhookDeliveries: createWebhookDeliveryStore(runner),

@@ -5,7 +5,7 @@
  * (AS2 headers, EPCIS events); counters of bytes as `bigint` (payloads reach 2 GB). drizzle-kit
  * generates the migrations in `migrations/` from this file (`npm run generate -w packages/storage-pg`).
  */
-import type { Json, MdnData, PartnerSettings, RejectedMdn } from "@as2kit/core/store";
+import type { AttemptPhases, Json, MdnData, PartnerSettings, RejectedMdn, WireCapture } from "@as2kit/core/store";
 import { sql } from "drizzle-orm";
 import {
 	bigint,
@@ -534,4 +534,31 @@ export const epcisDocuments = pgTable(
 		updatedAt: instant("updated_at").notNull(),
 	},
 	(t) => [primaryKey({ columns: [t.tenantId, t.messageId] })],
+);
+
+/** Transmission attempts of messages and where their wire captures are (issue #18). */
+export const messageAttempts = pgTable(
+	"message_attempts",
+	{
+		messageId: text("message_id").notNull(),
+		number: integer("number").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		direction: text("direction").notNull(),
+		startedAt: instant("started_at").notNull(),
+		finishedAt: instant("finished_at"),
+		url: text("url"),
+		httpStatus: integer("http_status"),
+		bytesSent: big("bytes_sent"),
+		bytesReceived: big("bytes_received"),
+		outcome: text("outcome").notNull(),
+		errorCode: text("error_code"),
+		errorMessage: text("error_message"),
+		tlsVersion: text("tls_version"),
+		peerCertificateSha256: text("peer_certificate_sha256"),
+		phases: json<AttemptPhases>("phases").notNull(),
+		request: json<WireCapture>("request"),
+		response: json<WireCapture>("response"),
+		mdn: json<WireCapture>("mdn"),
+	},
+	(t) => [primaryKey({ columns: [t.messageId, t.number], name: "message_attempts_pk" })],
 );

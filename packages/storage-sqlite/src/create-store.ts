@@ -16,6 +16,7 @@ import { createIdempotencyStore } from "./repositories/idempotency.ts";
 import { createIdStore } from "./repositories/ids.ts";
 import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
+import { createMessageAttemptStore } from "./repositories/message-attempts.ts";
 import { createMessageStore } from "./repositories/messages.ts";
 import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
@@ -108,6 +109,7 @@ function storeOver(
 		partners: createPartnerStore(exec),
 		certificates: createCertificateStore(exec, transactionStore ? createCertificateListCache() : null),
 		messages: createMessageStore(exec),
+		messageAttempts: createMessageAttemptStore(exec),
 		events: createEventStore(exec),
 		webhookEndpoints: createWebhookEndpointStore(exec),
 		webhookDeliveries: createWebhookDeliveryStore(exec),

@@ -3,7 +3,7 @@
  * integer milliseconds (`timestamp_ms`), JSON as text. drizzle-kit generates the migrations
  * in `migrations/` from this file (`npm run generate -w packages/storage-sqlite`).
  */
-import type { Json, MdnData, PartnerSettings, RejectedMdn } from "@as2kit/core/store";
+import type { AttemptPhases, Json, MdnData, PartnerSettings, RejectedMdn, WireCapture } from "@as2kit/core/store";
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -555,4 +555,31 @@ export const epcisDocuments = sqliteTable(
 		updatedAt: instant("updated_at").notNull(),
 	},
 	(t) => [primaryKey({ columns: [t.tenantId, t.messageId] })],
+);
+
+/** Transmission attempts of messages and where their wire captures are (issue #18). */
+export const messageAttempts = sqliteTable(
+	"message_attempts",
+	{
+		messageId: text("message_id").notNull(),
+		number: integer("number").notNull(),
+		tenantId: text("tenant_id").notNull(),
+		direction: text("direction").notNull(),
+		startedAt: instant("started_at").notNull(),
+		finishedAt: instant("finished_at"),
+		url: text("url"),
+		httpStatus: integer("http_status"),
+		bytesSent: integer("bytes_sent"),
+		bytesReceived: integer("bytes_received"),
+		outcome: text("outcome").notNull(),
+		errorCode: text("error_code"),
+		errorMessage: text("error_message"),
+		tlsVersion: text("tls_version"),
+		peerCertificateSha256: text("peer_certificate_sha256"),
+		phases: json<AttemptPhases>("phases").notNull(),
+		request: json<WireCapture>("request"),
+		response: json<WireCapture>("response"),
+		mdn: json<WireCapture>("mdn"),
+	},
+	(t) => [primaryKey({ columns: [t.messageId, t.number], name: "message_attempts_pk" })],
 );

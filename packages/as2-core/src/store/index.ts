@@ -2,6 +2,7 @@
  * @module @as2kit/core/store — the storage port: types only (and one id formatter), so
  * adapters and the engine agree without depending on each other.
  */
+export type * from "./attempt-store.ts";
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
 export type * from "./epcis-store.ts";
 export { formatId } from "./format-id.ts";

@@ -1,3 +1,4 @@
+import type { MessageAttemptStore } from "./attempt-store.ts";
 import type { EpcisStore } from "./epcis-store.ts";
 import type { JobStore, ScheduleStore } from "./jobs.ts";
 import type { RateLimitStore, UsageStore } from "./limits.ts";
@@ -45,6 +46,8 @@ export interface As2Store {
 	partners: PartnerStore;
 	certificates: CertificateStore;
 	messages: MessageStore;
+	/** Transmission attempts and their wire captures (`GET /v1/messages/{id}/attempts`). */
+	messageAttempts: MessageAttemptStore;
 	events: EventStore;
 	webhookEndpoints: WebhookEndpointStore;
 	webhookDeliveries: WebhookDeliveryStore;

@@ -1,0 +1,49 @@
+import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/store";
+import { and, asc, eq } from "drizzle-orm";
+import type { Runner } from "../connection.ts";
+import { messageAttempts } from "../schema.ts";
+
+const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
+
+export function createMessageAttemptStore(runner: Runner): MessageAttemptStore {
+	return {
+		create: async (attempt) => {
+			await runner.run((db) => db.insert(messageAttempts).values(attempt));
+		},
+		list: (tenantId, messageId) =>
+			runner
+				.run((db) =>
+					db
+						.select()
+						.from(messageAttempts)
+						.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.tenantId, tenantId)))
+						.orderBy(asc(messageAttempts.number)),
+				)
+				.then((rows) => rows.map(toAttempt)),
+		get: (tenantId, messageId, number) =>
+			runner
+				.run((db) =>
+					db
+						.select()
+						.from(messageAttempts)
+						.where(
+							and(
+								eq(messageAttempts.messageId, messageId),
+								eq(messageAttempts.number, number),
+								eq(messageAttempts.tenantId, tenantId),
+							),
+						),
+				)
+				.then(([row]) => (row ? toAttempt(row) : null)),
+		update: (messageId, number, patch) =>
+			runner
+				.run((db) =>
+					db
+						.update(messageAttempts)
+						.set(patch)
+						.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.number, number)))
+						.returning(),
+				)
+				.then(([row]) => (row ? toAttempt(row) : null)),
+	};
+}

@@ -1,0 +1,45 @@
+import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/store";
+import { and, asc, eq } from "drizzle-orm";
+import type { Exec } from "../connection.ts";
+import { messageAttempts } from "../schema.ts";
+
+const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
+
+export function createMessageAttemptStore(exec: Exec): MessageAttemptStore {
+	return {
+		create: (attempt) => exec((db) => void db.insert(messageAttempts).values(attempt).run()),
+		list: (tenantId, messageId) =>
+			exec((db) =>
+				db
+					.select()
+					.from(messageAttempts)
+					.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.tenantId, tenantId)))
+					.orderBy(asc(messageAttempts.number))
+					.all()
+					.map(toAttempt),
+			),
+		get: (tenantId, messageId, number) =>
+			exec((db) =>
+				db
+					.select()
+					.from(messageAttempts)
+					.where(
+						and(
+							eq(messageAttempts.messageId, messageId),
+							eq(messageAttempts.number, number),
+							eq(messageAttempts.tenantId, tenantId),
+						),
+					)
+					.get(),
+			).then((row) => (row ? toAttempt(row) : null)),
+		update: (messageId, number, patch) =>
+			exec((db) =>
+				db
+					.update(messageAttempts)
+					.set(patch)
+					.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.number, number)))
+					.returning()
+					.get(),
+			).then((row) => (row ? toAttempt(row) : null)),
+	};
+}
