@@ -18,6 +18,7 @@ import { compatibilityProfileRoutes } from "./routes/compatibility-profiles.ts";
 import { epcisRoutes } from "./routes/epcis.ts";
 import { masterPartnerRoutes } from "./routes/master-partners.ts";
 import { messageActionRoutes } from "./routes/message-actions.ts";
+import { messageAttemptRoutes } from "./routes/message-attempts.ts";
 import { messageReadRoutes } from "./routes/message-reads.ts";
 import { messageSubmitRoutes } from "./routes/message-submit.ts";
 import { operationRoutes } from "./routes/operations.ts";
@@ -79,6 +80,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/v1/certificates", certificateRoutes());
 	app.route("/v1/messages", messageSubmitRoutes());
 	app.route("/v1/messages", messageActionRoutes());
+	app.route("/v1/messages", messageAttemptRoutes());
 	app.route("/v1/messages", messageReadRoutes());
 	app.route("/v1/epcis", epcisRoutes());
 	app.route("/as2", as2Routes(clientIp));
@@ -92,7 +94,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 }
 
 /** Payload downloads answer the payload's own media type, so any Accept header is theirs. */
-const PAYLOAD_DOWNLOAD = /\/v1\/messages\/[^/]+\/payload$/;
+const PAYLOAD_DOWNLOAD = /\/v1\/messages\/[^/]+\/(payload|attempts\/[^/]+\/(request|response|mdn))$/;
 
 /** The socket's peer address under @hono/node-server; "unknown" elsewhere (tests, other runtimes). */
 function defaultClientIp(c: Context): string {

@@ -3,13 +3,16 @@ import * as v from "valibot";
 import { type S3Settings, s3SettingsFromEnv } from "../blobs/s3-settings.ts";
 import { PLAN_NAMES } from "../service/plans.ts";
 
-const flag = v.optional(
-	v.pipe(
-		v.picklist(["0", "1", "true", "false", ""]),
-		v.transform((s) => s === "1" || s === "true"),
-	),
-	"0",
-);
+const flagWithDefault = (fallback: "0" | "1") =>
+	v.optional(
+		v.pipe(
+			v.picklist(["0", "1", "true", "false", ""]),
+			v.transform((s) => s === "1" || s === "true"),
+		),
+		fallback,
+	);
+const flag = flagWithDefault("0");
+const flagOn = flagWithDefault("1");
 const port = (fallback: string) =>
 	v.optional(
 		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535)),
@@ -52,6 +55,7 @@ const envSchema = v.object({
 	AS2_SEND_RETRY_DELAYS: secondsList("0,60,300,900,3600"),
 	AS2_MDN_TIMEOUT_SECONDS: seconds("86400"),
 	AS2_HTTP_TIMEOUT_SECONDS: seconds("120"),
+	AS2_WIRE_CAPTURE: flagOn,
 	AS2_REGISTRATION_CODE: optionalText,
 	AS2_MASTER_KEY: optionalText,
 	AS2_PUBLIC_URL: optionalText,

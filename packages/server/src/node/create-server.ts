@@ -116,6 +116,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 				sendRetryDelays: config.AS2_SEND_RETRY_DELAYS,
 				mdnTimeoutSeconds: config.AS2_MDN_TIMEOUT_SECONDS,
 				httpTimeoutSeconds: config.AS2_HTTP_TIMEOUT_SECONDS,
+				wireCapture: config.AS2_WIRE_CAPTURE,
 				publicUrl: config.AS2_PUBLIC_URL,
 				listenerUrl,
 				receiveBurst: config.AS2_RECEIVE_BURST,

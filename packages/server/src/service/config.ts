@@ -37,6 +37,11 @@ export interface ServiceConfig {
 	mdnTimeoutSeconds: number;
 	/** HTTP timeout towards partners, and the longest wait for a sync MDN (`AS2_HTTP_TIMEOUT_SECONDS`). */
 	httpTimeoutSeconds: number;
+	/**
+	 * Keep the exact bytes of every transmission attempt in the blob store (`AS2_WIRE_CAPTURE`),
+	 * downloadable from `GET /v1/messages/{id}/attempts/{n}/request` … (issue #18).
+	 */
+	wireCapture: boolean;
 	/** This deployment's public base URL, for async MDN receipts (`AS2_PUBLIC_URL`). */
 	publicUrl: string | null;
 	/**
@@ -70,6 +75,7 @@ export const DEFAULT_CONFIG: Omit<ServiceConfig, "masterKey"> = {
 	sendRetryDelays: [0, 60, 300, 900, 3600],
 	mdnTimeoutSeconds: 86400,
 	httpTimeoutSeconds: 120,
+	wireCapture: true,
 	publicUrl: null,
 	listenerUrl: null,
 	receiveBurst: 2000,

@@ -9,6 +9,7 @@ import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createInThreadEpcisEngine, type EpcisEngine } from "./epcis/epcis-engine.ts";
 import { createEpcisService } from "./epcis/index.ts";
 import { createIdempotency } from "./idempotency.ts";
+import { createAttemptReads } from "./messages/attempts-reads.ts";
 import { createMessagePipeline } from "./messages/index.ts";
 import { createMessageReads } from "./messages/message-reads.ts";
 import { createMasterPartnerService } from "./partners/master-partners.ts";
@@ -56,6 +57,7 @@ export function createService(options: ServiceOptions) {
 		telemetry: options.telemetry ?? NO_TELEMETRY,
 	};
 	const messages = createMessagePipeline(deps);
+	const messageReads = createMessageReads(deps);
 	return {
 		deps,
 		authenticate: createAuthenticator(deps),
@@ -71,7 +73,8 @@ export function createService(options: ServiceOptions) {
 		certificates: createCertificateService(deps),
 		messages,
 		webhooks: createWebhookService(deps),
-		messageReads: createMessageReads(deps),
+		messageReads,
+		messageAttempts: createAttemptReads(deps, messageReads),
 		epcis: createEpcisService(deps),
 	};
 }

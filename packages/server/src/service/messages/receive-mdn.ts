@@ -2,6 +2,7 @@ import { isMdnEntity, type MimeHeaders, parseMdn, toChunks } from "@as2kit/core"
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { applyMdn } from "./apply-mdn.ts";
+import { captureAsyncMdn } from "./attempts.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import type { ReceiveResponse } from "./receive.ts";
@@ -90,6 +91,7 @@ export async function receiveAsyncMdn(
 		partnerId: context.partner.id,
 	});
 	if (!message) return reply(404, `no message ${mdn.originalMessageId} was sent to ${context.partner.as2Id}`);
+	await captureAsyncMdn(deps, message, context.headers.entries(), context.body);
 	if (message.status !== "sent" && message.status !== "processing") {
 		return reply(200, `message ${mdn.originalMessageId} was already settled (${message.status})`);
 	}

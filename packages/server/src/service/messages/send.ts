@@ -9,6 +9,7 @@ import { postAs2 } from "../transport/post-as2.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { reportAttempt } from "./attempt-report.ts";
+import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
 import { buildOutbound } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
@@ -61,6 +62,9 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		}
 		const partner = effectivePartner(row).record;
 		const settings = partner.settings;
+		const attempt = startOutboundAttempt(deps, message, partner.url, at);
+		// The answer of a transient refusal, for the attempt's record after the throw.
+		let refusal: { status: number; body: Uint8Array } | null = null;
 		try {
 			const built = await buildOutbound(message, partner, {
 				keys,
@@ -69,6 +73,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				domain: messageIdDomain(config.publicUrl),
 				at,
 			});
+			attempt.built();
 			// Another worker may have claimed the job if this one stalled past its lease: that worker
 			// sends it (with the same Message-ID), this one must not send it at the same time.
 			if (!(await confirmLease())) return;
@@ -76,6 +81,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				signal: leaseLost,
 				url: partner.url,
 				guard,
+				trace: attempt.trace,
 				headers: built.headers,
 				body: {
 					size: built.body.size,
@@ -85,7 +91,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						// instance) may come back at once, and after a crash it must still match this
 						// attempt. So the last chunk waits until this attempt's MIC is stored.
 						let held: Uint8Array | null = null;
-						for await (const chunk of built.body.open()) {
+						for await (const chunk of attempt.capture(built.body.open())) {
 							if (held) yield held;
 							held = chunk;
 						}
@@ -119,7 +125,10 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					`the partner answered HTTP ${result.status}`,
 					{ details: { http_status: result.status, body: answer } },
 				);
-				if (TRANSIENT_STATUS.has(result.status)) throw error;
+				if (TRANSIENT_STATUS.has(result.status)) {
+					refusal = result;
+					throw error;
+				}
 				reportAttempt(deps, message, {
 					outcome: "rejected",
 					errorCode: error.code,
@@ -132,11 +141,20 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ code: error.code, message: error.message, hint: hints.afterHttpRefusal(partner, result.status, answer) },
 					done,
 					{ transmissionTimeMs: result.timeMs },
-					completeIn,
+					alsoBoth(
+						await attempt.finish({
+							outcome: "failed",
+							...answered(result),
+							errorCode: error.code,
+							errorMessage: error.message,
+						}),
+						completeIn,
+					),
 				);
 				return;
 			}
 			const sent = { sentAt: done, transmissionTimeMs: result.timeMs };
+			const succeeded = await attempt.finish({ outcome: "succeeded", ...answered(result) });
 			reportAttempt(deps, message, {
 				outcome: "sent",
 				errorCode: null,
@@ -151,7 +169,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "none", ...sent },
 					() => ["sent"],
 					done,
-					completeIn,
+					alsoBoth(succeeded, completeIn),
 				);
 				return;
 			}
@@ -164,7 +182,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
 					() => ["sent"],
 					done,
-					completeIn,
+					alsoBoth(succeeded, completeIn),
 				);
 				return;
 			}
@@ -186,7 +204,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						mdnStatus: "failed",
 						...sent,
 					},
-					completeIn,
+					alsoBoth(succeeded, completeIn),
 				);
 				return;
 			}
@@ -197,7 +215,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				patch: { transmissionTimeMs: result.timeMs },
 				hint: (failure) => hints.afterMdn(message, partner, mdn, failure),
 				// The job ends with the outcome, in its transaction.
-				also: completeIn,
+				also: alsoBoth(succeeded, completeIn),
 			});
 		} catch (error) {
 			// The job is another worker's now: its outcome is that worker's to record.
@@ -215,16 +233,22 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				httpStatus: isAs2Error(error) ? httpStatusOf(error.details) : null,
 				durationMs: failed.getTime() - at.getTime(),
 			});
+			const outcome = { errorCode: code, errorMessage: text, ...(refusal ? answered(refusal) : {}) };
 			if (delay === null) {
-				await failMessage(deps, message, { code, message: text }, failed, {}, completeIn);
+				const record = await attempt.finish({ outcome: "failed", ...outcome });
+				await failMessage(deps, message, { code, message: text }, failed, {}, alsoBoth(record, completeIn));
 				return;
 			}
 			const next = new Date(failed.getTime() + delay * 1000);
-			await store.messages.update(message.id, {
-				errorCode: code,
-				errorMessage: text.slice(0, 1000),
-				details: { ...message.details, next_attempt_at: next.toISOString() },
-				updatedAt: failed,
+			const record = await attempt.finish({ outcome: "retrying", ...outcome });
+			await store.transaction(async (tx) => {
+				await tx.messages.update(message.id, {
+					errorCode: code,
+					errorMessage: text.slice(0, 1000),
+					details: { ...message.details, next_attempt_at: next.toISOString() },
+					updatedAt: failed,
+				});
+				await record(tx);
 			});
 			throw new RetryJob(next, `${code}: ${text}`);
 		}
@@ -240,4 +264,9 @@ function withoutNextAttempt(message: MessageRecord): MessageRecord["details"] {
 /** The partner's HTTP status when the failure was its answer (an As2Error's `http_status`). */
 function httpStatusOf(details: Record<string, unknown> | undefined): number | null {
 	return typeof details?.http_status === "number" ? details.http_status : null;
+}
+
+/** The HTTP status and body of a partner's answer, for the attempt's record. */
+function answered(result: { status: number; body: Uint8Array }) {
+	return { httpStatus: result.status, responseBody: result.body };
 }

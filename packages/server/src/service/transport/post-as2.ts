@@ -4,6 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { As2Error } from "@as2kit/core";
 import { RefusedTarget, type TargetGuard } from "./target-guard.ts";
+import { type TransportTrace, traceExchange } from "./transport-trace.ts";
 
 export interface PostBody {
 	/** Exact byte count (sent as Content-Length unless `chunked`). */
@@ -29,6 +30,8 @@ export interface PostOptions {
 	maxResponseBytes?: number;
 	/** Stops the exchange when aborted (the send job's lease was lost to another worker). */
 	signal?: AbortSignal;
+	/** Filled in as the exchange goes (the attempt's record), kept when it fails too. */
+	trace?: TransportTrace;
 }
 
 export interface PostResult {
@@ -138,6 +141,7 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 					});
 				});
 			}
+			if (options.trace) traceExchange(request, options.trace, started);
 			request.once("error", (error) => reject(toUnreachable(error, url, abort.signal.aborted, options.totalTimeoutMs)));
 			request.once("response", (response) => {
 				readCapped(response, options.maxResponseBytes ?? 10 * 1024 * 1024).then(

@@ -1,0 +1,58 @@
+import { X509Certificate } from "node:crypto";
+import { rmSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, expect, it } from "vitest";
+import { postAs2 } from "../../src/service/transport/post-as2.ts";
+import { createTargetGuard } from "../../src/service/transport/target-guard.ts";
+import { newTrace } from "../../src/service/transport/transport-trace.ts";
+import { makeCertificates } from "../helpers/certs.ts";
+
+const certs = makeCertificates();
+const identity = certs.selfSigned("trace-partner");
+afterAll(() => rmSync(certs.dir, { recursive: true, force: true }));
+
+it("traces a TLS exchange: version, the peer's fingerprint, every phase, both heads, Authorization redacted", async () => {
+	const server = createServer({ key: identity.keyPem, cert: identity.certPem }, (req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("received"));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const pin = new X509Certificate(identity.certPem).fingerprint256.replaceAll(":", "").toLowerCase();
+	const trace = newTrace();
+	const body = new Uint8Array(100_000).fill(65);
+	try {
+		const result = await postAs2({
+			url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+			guard: createTargetGuard({ allowPrivateTargets: true }),
+			headers: [["Content-Type", "application/pkcs7-mime"]],
+			body: {
+				size: body.byteLength,
+				async *open() {
+					yield body;
+				},
+			},
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 30_000,
+			tls: { caPem: null, pinnedSha256: pin },
+			auth: { username: "acme", password: "s3cret-password" },
+			trace,
+		});
+		expect(result.status).toBe(200);
+	} finally {
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	}
+	expect(trace.tlsVersion).toMatch(/^TLSv1\.[23]$/);
+	expect(trace.peerCertificateSha256).toBe(pin);
+	for (const phase of ["connectMs", "tlsMs", "sendMs", "waitMs"] as const) {
+		expect(trace.phases[phase], phase).toBeGreaterThanOrEqual(0);
+	}
+	expect(trace.bytesSent).toBeGreaterThan(body.byteLength);
+	expect(trace.bytesReceived).toBeGreaterThan(0);
+	expect(trace.requestHead).toMatch(/^POST \/as2 HTTP\/1\.1\r\n[\s\S]*\r\n\r\n$/);
+	expect(trace.requestHead).toContain("Content-Length: 100000\r\n");
+	expect(trace.requestHead).toMatch(/Authorization: Basic \[redacted\]\r\n/);
+	expect(trace.requestHead).not.toContain(Buffer.from("acme:s3cret-password").toString("base64"));
+	expect(trace.responseHead).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/plain\r\n[\s\S]*\r\n\r\n$/);
+});

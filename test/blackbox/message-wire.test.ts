@@ -1,0 +1,251 @@
+/**
+ * Every message's attempts and its wire (issue #18, section 2) against the built server over
+ * real sockets, on SQLite and PostgreSQL: the partner is an endpoint on 127.0.0.1 that is busy
+ * once (a 503) and then answers an `openssl cms`-signed MDN. The attempts are read with fetch,
+ * the captures downloaded with curl and read back by the `as2kit` CLI, as the README shows;
+ * another tenant, unknown attempts and malformed paths get 4xx.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { as2kit } from "../../packages/as2-core/test/helpers/cli.ts";
+import { scratch } from "../../packages/as2-core/test/helpers/openssl.ts";
+import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
+import {
+	createPartnerWithCertificate,
+	type PartnerRequest,
+	processedAnswer,
+	type QuirkyPartners,
+	startQuirkyPartners,
+} from "../../packages/server/test/helpers/quirky-partner.ts";
+import { type BuiltServer, startBuiltServer } from "./built-server.ts";
+import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+
+const certs = makeCertificates();
+const partnerKey = certs.selfSigned("bb-wire-partner");
+const work = scratch("as2kit-blackbox-wire-");
+const PAYLOAD = "ISA*00*WIRE~\r\nGS*PO*WIRE~\r\n";
+
+let server: BuiltServer;
+let partners: QuirkyPartners;
+let liveKey: string;
+let tenantAs2Id: string;
+let tenantCertificate: string;
+let messageId: string;
+
+beforeAll(async () => {
+	partners = await startQuirkyPartners();
+	server = await startBuiltServer({
+		env: {
+			AS2_ALLOW_HTTP: "1",
+			AS2_ALLOW_PRIVATE_TARGETS: "1",
+			AS2_DEFAULT_PLAN: "professional",
+			// The busy partner's second attempt follows at once.
+			AS2_SEND_RETRY_DELAYS: "0,0",
+		},
+	});
+	const user = await register(server.base);
+	liveKey = await createKey(server.base, user.token, {
+		scope: "tenant",
+		tenant_id: user.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
+	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: user.token })).json.data
+		.as2_id;
+	const certificates = await call(server.base, "GET", "/v1/certificates", { token: liveKey });
+	tenantCertificate = work.file("tenant.pem", certificates.json.data[0].certificate_pem);
+
+	let busy = true;
+	partners.answer("BB-WIRE", (request: PartnerRequest) => {
+		if (busy) {
+			busy = false;
+			return { status: 503, headers: { "content-type": "text/plain", "retry-after": "0" }, body: "busy, try later" };
+		}
+		return processedAnswer(certs.dir, request, partnerKey, tenantAs2Id);
+	});
+	const partnerId = await createPartnerWithCertificate(
+		(path, body) => call(server.base, "POST", path, { token: liveKey, body }),
+		{ name: "BB-WIRE", as2_id: "BB-WIRE", url: partners.url, sign: true, mdn_mode: "sync", mdn: { signed: true } },
+		partnerKey.certPem,
+	);
+	const sent = await call(server.base, "POST", "/v1/messages", {
+		token: liveKey,
+		body: { partner_id: partnerId, content_type: "application/edi-x12", payload: { content: PAYLOAD } },
+	});
+	expect(sent.status, sent.text).toBe(202);
+	messageId = sent.json.data.id;
+	for (let i = 0; i < 300; i++) {
+		const message = (await call(server.base, "GET", `/v1/messages/${messageId}`, { token: liveKey })).json.data;
+		if (message.status === "delivered") return;
+		if (message.status === "failed") throw new Error(`the message failed: ${JSON.stringify(message)}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	throw new Error("the message was not delivered within 30 s");
+}, 120_000);
+
+afterAll(async () => {
+	await server?.stop();
+	await partners?.close();
+	work.cleanup();
+	rmSync(certs.dir, { recursive: true, force: true });
+});
+
+const attemptsOf = (id: string, token = liveKey) => call(server.base, "GET", `/v1/messages/${id}/attempts`, { token });
+
+/** Downloads with curl into the scratch directory; answers the HTTP status and the response headers. */
+async function download(path: string, name: string, token = liveKey) {
+	const headersFile = work.file(`${name}.http-headers`);
+	const run = await curl([
+		"-sS",
+		"-H",
+		`Authorization: Bearer ${token}`,
+		"-D",
+		headersFile,
+		"-o",
+		work.file(name),
+		"-w",
+		"%{http_code}",
+		`${server.base}${path}`,
+	]);
+	return { status: Number(run.stdout), headers: readFileSync(headersFile, "latin1") };
+}
+
+describe("attempts and wire captures of a message", () => {
+	it("lists both attempts with fetch: the 503 retried, then the 200 with its phases, bytes and captures", async () => {
+		const response = await fetch(`${server.base}/v1/messages/${messageId}/attempts`, {
+			headers: { authorization: `Bearer ${liveKey}` },
+		});
+		expect(response.status).toBe(200);
+		const { data } = await response.json();
+		expect(data).toHaveLength(2);
+		const [busy, delivered] = data;
+		expect(busy).toMatchObject({
+			number: 1,
+			direction: "outbound",
+			url: partners.url,
+			http_status: 503,
+			outcome: "retrying",
+			error_code: "PARTNER_UNREACHABLE",
+			tls_version: null,
+		});
+		expect(delivered).toMatchObject({ number: 2, http_status: 200, outcome: "succeeded", error_code: null });
+		for (const attempt of data) {
+			expect(attempt.bytes_sent).toBeGreaterThan(PAYLOAD.length);
+			expect(attempt.bytes_received).toBeGreaterThan(0);
+			expect(Date.parse(attempt.finished_at)).toBeGreaterThanOrEqual(Date.parse(attempt.started_at));
+			expect(Object.keys(attempt.phases)).toEqual(expect.arrayContaining(["build_ms", "send_ms", "wait_ms"]));
+			const base = `/v1/messages/${messageId}/attempts/${attempt.number}`;
+			expect(attempt.wire).toEqual({ request: `${base}/request`, response: `${base}/response`, mdn: null });
+		}
+		// The first attempt opened the connection; the second may reuse it (keep-alive).
+		expect(busy.phases.connect_ms).toBeGreaterThanOrEqual(0);
+	});
+
+	it("the request download is the exact bytes the partner received, and `as2kit parse` reads it", async () => {
+		const whole = await download(`/v1/messages/${messageId}/attempts/2/request`, "request.eml");
+		expect(whole.status).toBe(200);
+		expect(whole.headers).toMatch(/content-type: message\/http/i);
+		expect(whole.headers).toMatch(/content-disposition: attachment; filename="msg_\d+-attempt-2-request\.eml"/i);
+		const bytes = work.read("request.eml");
+		const split = bytes.indexOf("\r\n\r\n");
+		expect(bytes.subarray(0, split).toString("latin1")).toMatch(/^POST \/as2 HTTP\/1\.1\r\n/);
+		const received = partners.requests("BB-WIRE")[1]!;
+		expect(bytes.subarray(split + 4).equals(received.raw)).toBe(true);
+		for (const [name, value] of Object.entries(received.headers)) {
+			expect(bytes.subarray(0, split).toString("latin1").toLowerCase()).toContain(`${name}: ${value}`.toLowerCase());
+		}
+
+		expect(
+			(await download(`/v1/messages/${messageId}/attempts/2/request?part=headers`, "request.headers")).status,
+		).toBe(200);
+		expect((await download(`/v1/messages/${messageId}/attempts/2/request?part=body`, "request.body")).status).toBe(200);
+		const run = as2kit(
+			"parse",
+			"--headers",
+			work.file("request.headers"),
+			"--body",
+			work.file("request.body"),
+			"--partner-cert",
+			tenantCertificate,
+			"--require-signed",
+			"--out-payload",
+			work.file("payload.x12"),
+		);
+		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+		expect(run.json).toMatchObject({ signed: true, to: "BB-WIRE" });
+		expect(work.read("payload.x12").toString()).toBe(PAYLOAD);
+	});
+
+	it("the response download is the signed MDN, and `as2kit verify-mdn` accepts it with the partner's certificate", async () => {
+		const message = (await call(server.base, "GET", `/v1/messages/${messageId}`, { token: liveKey })).json.data;
+		expect((await download(`/v1/messages/${messageId}/attempts/2/response?part=headers`, "mdn.headers")).status).toBe(
+			200,
+		);
+		const body = await download(`/v1/messages/${messageId}/attempts/2/response?part=body`, "mdn.body");
+		expect(body.headers).toMatch(/content-type: application\/octet-stream/i);
+		expect(work.read("mdn.headers").toString("latin1")).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+		const run = as2kit(
+			"verify-mdn",
+			"--headers",
+			work.file("mdn.headers"),
+			"--body",
+			work.file("mdn.body"),
+			"--partner-cert",
+			partnerKey.certPath,
+			"--expect-mic",
+			message.mic,
+			"--expect-message-id",
+			message.message_id,
+		);
+		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+		expect(run.json).toMatchObject({ accepted: true, signature_valid: true, mic_matches: true });
+		// The busy answer of the first attempt, whole.
+		const refused = await call(server.base, "GET", `/v1/messages/${messageId}/attempts/1/response`, {
+			token: liveKey,
+			headers: { accept: "*/*" },
+		});
+		expect(refused.status).toBe(200);
+		expect(refused.text).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*\r\n\r\nbusy, try later$/);
+	});
+
+	it("hostile: another tenant sees nothing, unknown or malformed attempts are 404, a bad part is 422", async () => {
+		const stranger = await register(server.base);
+		expect((await attemptsOf(messageId, stranger.token)).status).toBe(404);
+		expect(
+			(await download(`/v1/messages/${messageId}/attempts/2/request`, "stranger.eml", stranger.token)).status,
+		).toBe(404);
+		for (const path of [
+			`${messageId}/attempts/3/request`,
+			`${messageId}/attempts/0/request`,
+			`${messageId}/attempts/-1/response`,
+			`${messageId}/attempts/1e3/request`,
+			`${messageId}/attempts/99999999999999999999/request`,
+			`${messageId}/attempts/2/mdn`,
+			"msg_999999/attempts/1/request",
+			"msg_999999/attempts",
+		]) {
+			const answer = await call(server.base, "GET", `/v1/messages/${path}`, { token: liveKey });
+			expect(answer.status, path).toBe(404);
+			expect(answer.json.error.code, path).toBe("NOT_FOUND");
+		}
+		const badPart = await call(server.base, "GET", `/v1/messages/${messageId}/attempts/2/request?part=all%00`, {
+			token: liveKey,
+		});
+		expect(badPart.status).toBe(422);
+		// HEAD over a raw socket: the size without the bytes.
+		const head = await rawRequest(
+			server.port,
+			[
+				`HEAD /v1/messages/${messageId}/attempts/2/request HTTP/1.1`,
+				`Host: 127.0.0.1:${server.port}`,
+				`Authorization: Bearer ${liveKey}`,
+				"Connection: close",
+				"",
+				"",
+			].join("\r\n"),
+		);
+		expect(head.status, head.raw).toBe(200);
+		expect(head.raw).toMatch(/content-length: \d+/i);
+		expect((await attemptsOf(messageId)).status).toBe(200);
+	});
+});
