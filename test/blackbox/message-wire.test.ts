@@ -5,7 +5,7 @@
  * the captures downloaded with curl and read back by the `as2kit` CLI, as the README shows;
  * another tenant, unknown attempts and malformed paths get 4xx.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { as2kit } from "../../packages/as2-core/test/helpers/cli.ts";
 import { scratch } from "../../packages/as2-core/test/helpers/openssl.ts";
@@ -41,6 +41,8 @@ beforeAll(async () => {
 			AS2_DEFAULT_PLAN: "professional",
 			// The busy partner's second attempt follows at once.
 			AS2_SEND_RETRY_DELAYS: "0,0",
+			// Only written into the async MDN request: the test posts the MDN itself.
+			AS2_PUBLIC_URL: "https://as2.example.test",
 		},
 	});
 	const user = await register(server.base);
@@ -74,13 +76,7 @@ beforeAll(async () => {
 	});
 	expect(sent.status, sent.text).toBe(202);
 	messageId = sent.json.data.id;
-	for (let i = 0; i < 300; i++) {
-		const message = (await call(server.base, "GET", `/v1/messages/${messageId}`, { token: liveKey })).json.data;
-		if (message.status === "delivered") return;
-		if (message.status === "failed") throw new Error(`the message failed: ${JSON.stringify(message)}`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-	throw new Error("the message was not delivered within 30 s");
+	await until(messageId, (m) => m.status === "delivered" || m.status === "failed");
 }, 120_000);
 
 afterAll(async () => {
@@ -89,6 +85,17 @@ afterAll(async () => {
 	work.cleanup();
 	rmSync(certs.dir, { recursive: true, force: true });
 });
+
+/** Bounded polling (30 s) until the message detail passes `check`. */
+// biome-ignore lint/suspicious/noExplicitAny: the message detail as JSON
+async function until(id: string, check: (message: any) => boolean): Promise<any> {
+	for (let i = 0; i < 300; i++) {
+		const message = (await call(server.base, "GET", `/v1/messages/${id}`, { token: liveKey })).json.data;
+		if (check(message)) return message;
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	throw new Error(`message ${id} did not reach the awaited state`);
+}
 
 const attemptsOf = (id: string, token = liveKey) => call(server.base, "GET", `/v1/messages/${id}/attempts`, { token });
 
@@ -247,5 +254,122 @@ describe("attempts and wire captures of a message", () => {
 		expect(head.status, head.raw).toBe(200);
 		expect(head.raw).toMatch(/content-length: \d+/i);
 		expect((await attemptsOf(messageId)).status).toBe(200);
+	});
+
+	it("an async MDN posted with curl is captured with the attempt it answers, and verify-mdn reads it", async () => {
+		partners.answer("BB-WIRE-ASYNC", () => ({ status: 200, body: "" }));
+		const partnerId = await createPartnerWithCertificate(
+			(path, body) => call(server.base, "POST", path, { token: liveKey, body }),
+			{
+				name: "BB-WIRE-ASYNC",
+				as2_id: "BB-WIRE-ASYNC",
+				url: partners.url,
+				sign: true,
+				mdn_mode: "async",
+				mdn: { signed: true },
+			},
+			partnerKey.certPem,
+		);
+		const sent = await call(server.base, "POST", "/v1/messages", {
+			token: liveKey,
+			body: { partner_id: partnerId, content_type: "application/edi-x12", payload: { content: PAYLOAD } },
+		});
+		expect(sent.status, sent.text).toBe(202);
+		const id = sent.json.data.id;
+		const waiting = await until(id, (m) => m.status === "sent");
+		const mdn = processedAnswer(certs.dir, partners.lastRequest("BB-WIRE-ASYNC")!, partnerKey, tenantAs2Id);
+		writeFileSync(work.file("async.body"), mdn.body);
+		const posted = await curl([
+			"-sS",
+			...Object.entries(mdn.headers ?? {}).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
+			"--data-binary",
+			`@${work.file("async.body")}`,
+			"-o",
+			"/dev/null",
+			"-w",
+			"%{http_code}",
+			`${server.base}/as2/receive`,
+		]);
+		expect(posted.stdout).toBe("200");
+		await until(id, (m) => m.status === "delivered");
+		const [attempt] = (await attemptsOf(id)).json.data;
+		expect(attempt).toMatchObject({ number: 1, outcome: "succeeded", http_status: 200 });
+		expect(attempt.wire.mdn).toBe(`/v1/messages/${id}/attempts/1/mdn`);
+		expect((await download(`${attempt.wire.mdn}?part=headers`, "async-mdn.headers")).status).toBe(200);
+		expect((await download(`${attempt.wire.mdn}?part=body`, "async-mdn.body")).status).toBe(200);
+		expect(work.read("async-mdn.body").equals(Buffer.from(mdn.body))).toBe(true);
+		const run = as2kit(
+			"verify-mdn",
+			"--headers",
+			work.file("async-mdn.headers"),
+			"--body",
+			work.file("async-mdn.body"),
+			"--partner-cert",
+			partnerKey.certPath,
+			"--expect-mic",
+			waiting.mic,
+		);
+		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+	});
+
+	it("an inbound message's receipt is its attempt: the request as received, which `as2kit parse` reads", async () => {
+		const message = work.file("inbound.x12", "ISA*00*INBOUND~\r\n");
+		const built = as2kit(
+			"build",
+			"--payload",
+			message,
+			"--from",
+			"BB-WIRE",
+			"--to",
+			tenantAs2Id,
+			"--sign",
+			"sha256",
+			"--key",
+			partnerKey.keyPath,
+			"--cert",
+			partnerKey.certPath,
+			"--content-type",
+			"application/edi-x12",
+			"--out-headers",
+			work.file("inbound.headers"),
+			"--out-body",
+			work.file("inbound.body"),
+		);
+		expect(built.code, built.stderr).toBe(0);
+		const posted = await curl([
+			"-sS",
+			"-H",
+			`@${work.file("inbound.headers")}`,
+			"--data-binary",
+			`@${work.file("inbound.body")}`,
+			"-o",
+			"/dev/null",
+			"-w",
+			"%{http_code}",
+			`${server.base}/as2/receive`,
+		]);
+		expect(posted.stdout).toBe("200");
+		const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
+		const id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
+		expect(id, list.text).toBeDefined();
+		const [receipt] = (await attemptsOf(id)).json.data;
+		expect(receipt).toMatchObject({ number: 1, direction: "inbound", outcome: "succeeded", url: null });
+		expect((await download(`${receipt.wire.request}?part=headers`, "received.headers")).status).toBe(200);
+		expect((await download(`${receipt.wire.request}?part=body`, "received.body")).status).toBe(200);
+		expect(work.read("received.body").equals(work.read("inbound.body"))).toBe(true);
+		const run = as2kit(
+			"parse",
+			"--headers",
+			work.file("received.headers"),
+			"--body",
+			work.file("received.body"),
+			"--partner-cert",
+			partnerKey.certPath,
+			"--require-signed",
+			"--out-payload",
+			work.file("received.x12"),
+		);
+		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+		expect(work.read("received.x12").toString()).toBe("ISA*00*INBOUND~\r\n");
 	});
 });

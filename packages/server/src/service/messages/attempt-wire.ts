@@ -62,3 +62,17 @@ export async function captureBytes(
 		return null;
 	}
 }
+
+/** A capture of a received request, its body in memory or in the blob the receiver stored (copied: that one is released). */
+export async function captureReceived(
+	blobs: BlobStore,
+	key: string,
+	headers: Iterable<[string, string]>,
+	body: Uint8Array | { blobKey: string },
+): Promise<WireCapture | null> {
+	const head = `${[...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`;
+	if (body instanceof Uint8Array) return captureBytes(blobs, key, head, body);
+	const stream = await blobs.get(body.blobKey).catch(() => null);
+	const blob = stream ? await blobs.put(key, stream).catch(() => null) : null;
+	return blob ? { head, blobKey: blob.key, bytes: blob.bytes } : null;
+}

@@ -1,7 +1,7 @@
 import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord, WireCapture } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
-import { captureBytes, openWireSink, teeInto, wireKey } from "./attempt-wire.ts";
+import { captureBytes, captureReceived, openWireSink, teeInto, wireKey } from "./attempt-wire.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
 
 export interface AttemptResult {
@@ -91,14 +91,45 @@ export async function captureAsyncMdn(
 	body: Uint8Array | { blobKey: string },
 ): Promise<void> {
 	if (!deps.config.wireCapture || message.attempts < 1) return;
-	const head = `${[...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`;
 	const key = wireKey(deps.now(), message.id, message.attempts, "mdn");
-	let mdn: WireCapture | null = null;
-	if (body instanceof Uint8Array) mdn = await captureBytes(deps.blobs, key, head, body);
-	else {
-		const stream = await deps.blobs.get(body.blobKey);
-		const blob = stream ? await deps.blobs.put(key, stream).catch(() => null) : null;
-		mdn = blob ? { head, blobKey: blob.key, bytes: blob.bytes } : null;
-	}
+	const mdn = await captureReceived(deps.blobs, key, headers, body);
 	if (mdn) await deps.store.messageAttempts.update(message.id, message.attempts, { mdn });
+}
+
+/**
+ * The receipt of an inbound message as its first attempt (issue #18: receipts are the inbound
+ * attempts), with the request as it came (its header fields and body, copied from the raw
+ * body before that is released). Answers the write for the transaction that stores the message.
+ */
+export async function inboundReceipt(
+	deps: ServiceDeps,
+	inbound: { tenant: { id: string }; headers: Iterable<[string, string]>; body: Uint8Array | { blobKey: string } },
+	at: Date,
+): Promise<(tx: As2Store, messageId: string) => Promise<void>> {
+	const request = deps.config.wireCapture
+		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
+		: null;
+	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
+	return (tx, messageId) =>
+		tx.messageAttempts.create({
+			tenantId: inbound.tenant.id,
+			messageId,
+			number: 1,
+			direction: "inbound",
+			startedAt: at,
+			finishedAt: deps.now(),
+			url: null,
+			httpStatus: null,
+			bytesSent: null,
+			bytesReceived: received,
+			outcome: "succeeded",
+			errorCode: null,
+			errorMessage: null,
+			tlsVersion: null,
+			peerCertificateSha256: null,
+			phases: {},
+			request,
+			response: null,
+			mdn: null,
+		});
 }

@@ -9,6 +9,7 @@ import { planOf } from "../plans.ts";
 import { isConflictOn } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { requiresEncrypted, requiresSigned } from "../views/partner-views.ts";
+import { inboundReceipt } from "./attempts.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { openRawBody, type RawBody } from "./raw-body.ts";
 import { SEND_MDN_JOB } from "./send-job-kind.ts";
@@ -126,10 +127,12 @@ export async function processInbound(
 			createdAt: at,
 			updatedAt: now(),
 		};
+		const receipt = await inboundReceipt(deps, inbound, at);
 		try {
 			const message = await store.transaction(async (tx) => {
 				record.id = await tx.ids.next("msg_");
 				await tx.messages.create(record);
+				await receipt(tx, record.id);
 				if (account) await countReceivedMessage(tx, account, config, record, at);
 				await recordEvent(
 					tx,
