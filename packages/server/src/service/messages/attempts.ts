@@ -1,4 +1,4 @@
-import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord, WireCapture } from "@as2kit/core/store";
+import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import { captureBytes, captureReceived, openWireSink, teeInto, wireKey } from "./attempt-wire.ts";
