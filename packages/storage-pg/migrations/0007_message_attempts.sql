@@ -18,5 +18,8 @@ CREATE TABLE "message_attempts" (
 	"request" json,
 	"response" json,
 	"mdn" json,
+	"wire_expires_at" timestamp (3) with time zone,
 	CONSTRAINT "message_attempts_pk" PRIMARY KEY("message_id","number")
 );
+--> statement-breakpoint
+CREATE INDEX "message_attempts_wire_expires_idx" ON "message_attempts" USING btree ("wire_expires_at");

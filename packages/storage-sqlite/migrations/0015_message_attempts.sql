@@ -18,5 +18,8 @@ CREATE TABLE `message_attempts` (
 	`request` text,
 	`response` text,
 	`mdn` text,
+	`wire_expires_at` integer,
 	PRIMARY KEY(`message_id`, `number`)
 );
+--> statement-breakpoint
+CREATE INDEX `message_attempts_wire_expires_idx` ON `message_attempts` (`wire_expires_at`);

@@ -580,6 +580,11 @@ export const messageAttempts = sqliteTable(
 		request: json<WireCapture>("request"),
 		response: json<WireCapture>("response"),
 		mdn: json<WireCapture>("mdn"),
+		/** When the captures are removed (the plan's retention); null when there are none. */
+		wireExpiresAt: instant("wire_expires_at"),
 	},
-	(t) => [primaryKey({ columns: [t.messageId, t.number], name: "message_attempts_pk" })],
+	(t) => [
+		primaryKey({ columns: [t.messageId, t.number], name: "message_attempts_pk" }),
+		index("message_attempts_wire_expires_idx").on(t.wireExpiresAt),
+	],
 );

@@ -24,6 +24,7 @@ const attempt = (number: number, overrides: Partial<MessageAttemptRecord> = {}):
 	request: null,
 	response: null,
 	mdn: null,
+	wireExpiresAt: null,
 	...overrides,
 });
 
@@ -68,5 +69,17 @@ export const messageAttemptTests = {
 			}),
 		).rejects.toThrow("rolled back");
 		expect(await store.messageAttempts.list("tnt_000001", "msg_000001")).toEqual([]);
+	},
+	"message attempts - those whose captures expired, soonest first, bounded": async ({ store }) => {
+		await store.messageAttempts.create(attempt(1, { wireExpiresAt: at(30) }));
+		await store.messageAttempts.create(attempt(2, { wireExpiresAt: at(10) }));
+		await store.messageAttempts.create(attempt(3, { wireExpiresAt: at(20) }));
+		await store.messageAttempts.create(attempt(4, { wireExpiresAt: null }));
+		await store.messageAttempts.create(attempt(5, { wireExpiresAt: at(99) }));
+		const expired = await store.messageAttempts.listWireExpired(at(30), 10);
+		expect(expired.map((a) => a.number)).toEqual([2, 3, 1]);
+		expect((await store.messageAttempts.listWireExpired(at(30), 2)).map((a) => a.number)).toEqual([2, 3]);
+		await store.messageAttempts.update("msg_000001", 2, { request: null, wireExpiresAt: null });
+		expect((await store.messageAttempts.listWireExpired(at(30), 10)).map((a) => a.number)).toEqual([3, 1]);
 	},
 } satisfies Record<string, ConformanceTest>;

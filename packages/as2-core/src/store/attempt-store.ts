@@ -54,6 +54,8 @@ export interface MessageAttemptRecord {
 	response: WireCapture | null;
 	/** The async MDN request we received for this attempt (outbound). */
 	mdn: WireCapture | null;
+	/** When the captures are to be removed (the plan's retention); null when there are none. */
+	wireExpiresAt: Date | null;
 }
 
 export type MessageAttemptPatch = Partial<
@@ -68,4 +70,6 @@ export interface MessageAttemptStore {
 	get(tenantId: string, messageId: string, number: number): Promise<MessageAttemptRecord | null>;
 	/** Applies `patch` to one attempt (any tenant: workers hold the message id); null when none. */
 	update(messageId: string, number: number, patch: MessageAttemptPatch): Promise<MessageAttemptRecord | null>;
+	/** Attempts whose captures expired by `now`, soonest first: the retention cleanup's work. */
+	listWireExpired(now: Date, limit: number): Promise<MessageAttemptRecord[]>;
 }

@@ -1,5 +1,5 @@
 import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/store";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, lte } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { messageAttempts } from "../schema.ts";
 
@@ -45,5 +45,16 @@ export function createMessageAttemptStore(runner: Runner): MessageAttemptStore {
 						.returning(),
 				)
 				.then(([row]) => (row ? toAttempt(row) : null)),
+		listWireExpired: (now, limit) =>
+			runner
+				.run((db) =>
+					db
+						.select()
+						.from(messageAttempts)
+						.where(lte(messageAttempts.wireExpiresAt, now))
+						.orderBy(asc(messageAttempts.wireExpiresAt))
+						.limit(limit),
+				)
+				.then((rows) => rows.map(toAttempt)),
 	};
 }

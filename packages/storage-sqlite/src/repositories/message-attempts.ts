@@ -1,5 +1,5 @@
 import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/store";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { messageAttempts } from "../schema.ts";
 
@@ -41,5 +41,16 @@ export function createMessageAttemptStore(exec: Exec): MessageAttemptStore {
 					.returning()
 					.get(),
 			).then((row) => (row ? toAttempt(row) : null)),
+		listWireExpired: (now, limit) =>
+			exec((db) =>
+				db
+					.select()
+					.from(messageAttempts)
+					.where(lte(messageAttempts.wireExpiresAt, now))
+					.orderBy(asc(messageAttempts.wireExpiresAt))
+					.limit(limit)
+					.all()
+					.map(toAttempt),
+			),
 	};
 }
