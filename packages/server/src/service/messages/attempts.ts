@@ -2,6 +2,7 @@ import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord } fr
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import { captureBytes, captureReceived, openWireSink, teeInto, wireKey } from "./attempt-wire.ts";
+import { wireExpiry } from "./attempts-retention.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
 
 export interface AttemptResult {
@@ -43,6 +44,9 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 							result.responseBody,
 						)
 					: null;
+			const request =
+				sent && trace.requestHead ? { head: trace.requestHead, blobKey: sent.key, bytes: sent.bytes } : null;
+			const wireExpiresAt = request || response ? await wireExpiry(deps, message.accountId, at) : null;
 			const record: MessageAttemptRecord = {
 				tenantId: message.tenantId,
 				messageId: message.id,
@@ -60,9 +64,10 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 				tlsVersion: trace.tlsVersion ?? null,
 				peerCertificateSha256: trace.peerCertificateSha256 ?? null,
 				phases: trace.phases,
-				request: sent && trace.requestHead ? { head: trace.requestHead, blobKey: sent.key, bytes: sent.bytes } : null,
+				request,
 				response,
 				mdn: null,
+				wireExpiresAt,
 			};
 			return (tx: As2Store) => tx.messageAttempts.create(record);
 		},
@@ -93,7 +98,11 @@ export async function captureAsyncMdn(
 	if (!deps.config.wireCapture || message.attempts < 1) return;
 	const key = wireKey(deps.now(), message.id, message.attempts, "mdn");
 	const mdn = await captureReceived(deps.blobs, key, headers, body);
-	if (mdn) await deps.store.messageAttempts.update(message.id, message.attempts, { mdn });
+	if (!mdn) return;
+	const wireExpiresAt = await wireExpiry(deps, message.accountId, deps.now());
+	const updated = await deps.store.messageAttempts.update(message.id, message.attempts, { mdn, wireExpiresAt });
+	// No attempt to keep it with (its outcome not recorded yet): the capture would never expire.
+	if (!updated) await deps.blobs.delete(mdn.blobKey).catch(() => {});
 }
 
 /**
@@ -103,12 +112,17 @@ export async function captureAsyncMdn(
  */
 export async function inboundReceipt(
 	deps: ServiceDeps,
-	inbound: { tenant: { id: string }; headers: Iterable<[string, string]>; body: Uint8Array | { blobKey: string } },
+	inbound: {
+		tenant: { id: string; accountId: string };
+		headers: Iterable<[string, string]>;
+		body: Uint8Array | { blobKey: string };
+	},
 	at: Date,
 ): Promise<(tx: As2Store, messageId: string) => Promise<void>> {
 	const request = deps.config.wireCapture
 		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
 		: null;
+	const wireExpiresAt = request ? await wireExpiry(deps, inbound.tenant.accountId, at) : null;
 	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
 	return (tx, messageId) =>
 		tx.messageAttempts.create({
@@ -131,5 +145,6 @@ export async function inboundReceipt(
 			request,
 			response: null,
 			mdn: null,
+			wireExpiresAt,
 		});
 }

@@ -1,6 +1,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { createEpcisIndexHandler, EPCIS_INDEX_JOB } from "../epcis/index-job.ts";
 import type { JobHandler } from "../jobs/worker.ts";
+import { PURGE_WIRE, purgeWireHandler } from "./attempts-retention.ts";
 import { createInboundConcurrency } from "./inbound-concurrency.ts";
 import { createKeyMaterial } from "./key-material.ts";
 import { MDN_TIMEOUT_SCAN, mdnTimeoutHandler } from "./mdn-timeout.ts";
@@ -23,6 +24,7 @@ export function createMessagePipeline(deps: ServiceDeps) {
 		[SEND_MDN_JOB]: createSendMdnHandler(deps, keys),
 		[SIMULATED_MDN_JOB]: (job) => deliverSimulatedMdn(deps, String(job.payload.messageId)),
 		[MDN_TIMEOUT_SCAN.name]: mdnTimeoutHandler(deps),
+		[PURGE_WIRE.name]: purgeWireHandler(deps),
 		[EPCIS_INDEX_JOB]: createEpcisIndexHandler(deps),
 	};
 	const submit = createSubmit(deps, keys);
@@ -34,6 +36,6 @@ export function createMessagePipeline(deps: ServiceDeps) {
 		/** This instance's bound of inbound work (inbound-concurrency.ts). */
 		inbound,
 		handlers,
-		tasks: [MDN_TIMEOUT_SCAN],
+		tasks: [MDN_TIMEOUT_SCAN, PURGE_WIRE],
 	};
 }

@@ -1,0 +1,56 @@
+import type { PlanName } from "@as2kit/core/store";
+import type { ServiceDeps } from "../deps.ts";
+import type { PeriodicTask } from "../jobs/scheduler.ts";
+import type { JobHandler } from "../jobs/worker.ts";
+
+/**
+ * Days the wire captures of an attempt are kept, by the plan of its account when captured
+ * (issue #18: Free 3, Professional 30, Enterprise 90; Starter, which the issue does not name,
+ * between Free and Professional). The attempt itself stays; only its bytes go.
+ */
+export const WIRE_RETENTION_DAYS: Readonly<Record<PlanName, number>> = {
+	free: 3,
+	starter: 7,
+	professional: 30,
+	enterprise: 90,
+};
+
+/** When captures made at `at` for `accountId` expire. */
+export async function wireExpiry(deps: ServiceDeps, accountId: string, at: Date): Promise<Date> {
+	const account = await deps.store.accounts.get(accountId);
+	return new Date(at.getTime() + WIRE_RETENTION_DAYS[account?.plan ?? "free"] * 86_400_000);
+}
+
+/** Removes expired wire captures, hourly. */
+export const PURGE_WIRE: PeriodicTask = { name: "messages.purge_wire", everySeconds: 3600 };
+
+const PURGE_BATCH = 500;
+const PURGE_MAX_BATCHES = 100;
+
+/**
+ * Deletes the blobs of expired captures, then forgets them on the attempt, in batches (the
+ * rest waits for the next run). A blob deleted whose attempt was not yet updated (a crash
+ * between the two) is deleted again next time: deleting a missing blob is no error.
+ */
+export function purgeWireHandler({ store, blobs, now, logger }: ServiceDeps): JobHandler {
+	return async () => {
+		let purged = 0;
+		for (let batch = 0; batch < PURGE_MAX_BATCHES; batch++) {
+			const expired = await store.messageAttempts.listWireExpired(now(), PURGE_BATCH);
+			for (const attempt of expired) {
+				for (const capture of [attempt.request, attempt.response, attempt.mdn]) {
+					if (capture) await blobs.delete(capture.blobKey);
+				}
+				await store.messageAttempts.update(attempt.messageId, attempt.number, {
+					request: null,
+					response: null,
+					mdn: null,
+					wireExpiresAt: null,
+				});
+			}
+			purged += expired.length;
+			if (expired.length < PURGE_BATCH) break;
+		}
+		if (purged > 0) logger.info({ purged }, "removed expired wire captures");
+	};
+}

@@ -1,0 +1,73 @@
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PURGE_WIRE, purgeWireHandler } from "../../src/service/messages/attempts-retention.ts";
+import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
+
+/**
+ * Issue #18: every attempt between two servers over HTTPS carries the TLS session's facts,
+ * and its wire captures are removed by the periodic cleanup once past the plan's retention
+ * (Free 3 days, Professional 30), the attempt itself kept.
+ */
+let pair: Awaited<ReturnType<typeof startPair>>;
+let partnerOnA: string;
+
+beforeAll(async () => {
+	pair = await startPair();
+	partnerOnA = await addPartner(pair.a, pair.b, pair.pki, { mdn_mode: "sync" });
+	await addPartner(pair.b, pair.a, pair.pki);
+});
+afterAll(async () => {
+	await pair?.close();
+});
+
+const DAY = 86_400_000;
+
+/** Runs A's wire cleanup as if it were `at`. */
+async function purgeAt(at: Date) {
+	// The scheduled task is this handler; made over a moved clock, it runs as it will then.
+	expect(pair.a.server.service.messages.tasks).toContain(PURGE_WIRE);
+	await purgeWireHandler({ ...pair.a.server.service.deps, now: () => at })({} as never, {} as never);
+}
+
+it("records TLS version and the partner's certificate fingerprint, and keeps captures for the plan's days", async () => {
+	const { a, b, pki } = pair;
+	await a.server.store.accounts.update(a.accountId, { plan: "free", updatedAt: new Date() });
+	const free = await sendMessage(a, partnerOnA);
+	expect((await settled(a, free)).status).toBe("delivered");
+	await a.server.store.accounts.update(a.accountId, { plan: "professional", updatedAt: new Date() });
+	const professional = await sendMessage(a, partnerOnA);
+	expect((await settled(a, professional)).status).toBe("delivered");
+
+	const [attempt] = (await a.call("GET", `/v1/messages/${free}/attempts`)).json.data;
+	expect(attempt.tls_version).toMatch(/^TLSv1\.[23]$/);
+	const leaf = new X509Certificate(readFileSync(pki.certPath));
+	expect(attempt.peer_certificate_sha256).toBe(leaf.fingerprint256.replaceAll(":", "").toLowerCase());
+	expect(attempt.wire.request).not.toBeNull();
+	const inbound = (await b.call("GET", "/v1/messages?direction=inbound")).json.data;
+	expect(inbound.length).toBeGreaterThan(0);
+	for (const message of inbound) {
+		const [receipt] = (await b.call("GET", `/v1/messages/${message.id}/attempts`)).json.data;
+		expect(receipt).toMatchObject({ number: 1, direction: "inbound", outcome: "succeeded" });
+		expect(receipt.wire.request).toBe(`/v1/messages/${message.id}/attempts/1/request`);
+	}
+
+	const captured = await a.server.store.messageAttempts.get(a.tenantId, free, 1);
+	const blobs = a.server.service.deps.blobs;
+	expect(await blobs.stat(captured!.request!.blobKey)).not.toBeNull();
+	const start = captured!.startedAt.getTime();
+
+	await purgeAt(new Date(start + 3 * DAY - 60_000));
+	expect((await a.call("GET", `/v1/messages/${free}/attempts/1/request`)).status).toBe(200);
+
+	await purgeAt(new Date(start + 3 * DAY + 60_000));
+	const [purged] = (await a.call("GET", `/v1/messages/${free}/attempts`)).json.data;
+	expect(purged).toMatchObject({ number: 1, outcome: "succeeded", wire: { request: null, response: null, mdn: null } });
+	expect(await blobs.stat(captured!.request!.blobKey)).toBeNull();
+	expect(await blobs.stat(captured!.response!.blobKey)).toBeNull();
+	expect((await a.call("GET", `/v1/messages/${free}/attempts/1/request`)).status).toBe(404);
+	// The Professional message's captures outlive the Free one's by 27 days.
+	expect((await a.call("GET", `/v1/messages/${professional}/attempts/1/request`)).status).toBe(200);
+	await purgeAt(new Date(start + 30 * DAY + 3_600_000));
+	expect((await a.call("GET", `/v1/messages/${professional}/attempts/1/response`)).status).toBe(404);
+});
