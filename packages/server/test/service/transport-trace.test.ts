@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
@@ -55,4 +56,45 @@ it("traces a TLS exchange: version, the peer's fingerprint, every phase, both he
 	expect(trace.requestHead).toMatch(/Authorization: Basic \[redacted\]\r\n/);
 	expect(trace.requestHead).not.toContain(Buffer.from("acme:s3cret-password").toString("base64"));
 	expect(trace.responseHead).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/plain\r\n[\s\S]*\r\n\r\n$/);
+});
+
+it("on a kept-alive connection: no connect phase, and no listeners left behind request after request", async () => {
+	const server = createHttpServer((req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const traces: ReturnType<typeof newTrace>[] = [];
+	const warnings: string[] = [];
+	const onWarning = (warning: Error) => warnings.push(warning.name);
+	process.on("warning", onWarning);
+	try {
+		for (let i = 0; i < 15; i++) {
+			const trace = newTrace();
+			await postAs2({
+				url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+				guard: createTargetGuard({ allowPrivateTargets: true }),
+				headers: [["Content-Type", "text/plain"]],
+				body: {
+					size: 2,
+					async *open() {
+						yield new Uint8Array([104, 105]);
+					},
+				},
+				idleTimeoutMs: 10_000,
+				totalTimeoutMs: 30_000,
+				trace,
+			});
+			traces.push(trace);
+		}
+	} finally {
+		process.off("warning", onWarning);
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	}
+	expect(traces[0]!.phases.connectMs).toBeGreaterThanOrEqual(0);
+	// Every later request went over the first one's connection.
+	expect(traces.slice(1).filter((t) => t.phases.connectMs !== undefined)).toEqual([]);
+	expect(traces.every((t) => t.requestHead?.startsWith("POST /as2 HTTP/1.1\r\n"))).toBe(true);
+	expect(warnings).not.toContain("MaxListenersExceededWarning");
 });

@@ -38,15 +38,18 @@ export function traceExchange(request: ClientRequest, trace: TransportTrace, sta
 	request.once("socket", (s) => {
 		socket = s;
 		baseline = { written: s.bytesWritten, read: s.bytesRead };
+		// A kept-alive socket is connected already: listeners on it would pile up, one per request.
+		if (!s.connecting) return;
 		s.once("connect", () => {
 			trace.phases.connectMs = since(started);
 			sendFrom = performance.now();
 		});
-		s.once("secureConnect", () => {
-			trace.phases.tlsMs = since(sendFrom);
-			sendFrom = performance.now();
-		});
-		s.once("close", count);
+		if ("encrypted" in s) {
+			s.once("secureConnect", () => {
+				trace.phases.tlsMs = since(sendFrom);
+				sendFrom = performance.now();
+			});
+		}
 	});
 	request.once("finish", () => {
 		trace.phases.sendMs = since(sendFrom);
