@@ -40,11 +40,18 @@ export function openWireSink(blobs: BlobStore, key: string): WireSink {
 	};
 }
 
-/** The chunks of `body`, each also written to `sink` before it is passed on. */
+/**
+ * The chunks of `body`, each also written to `sink` before it is passed on; the capture ends
+ * with the body, read through or abandoned (the connection failed, the lease was lost).
+ */
 export async function* teeInto(body: AsyncIterable<Uint8Array>, sink: WireSink): AsyncGenerator<Uint8Array> {
-	for await (const chunk of body) {
-		await sink.write(chunk);
-		yield chunk;
+	try {
+		for await (const chunk of body) {
+			await sink.write(chunk);
+			yield chunk;
+		}
+	} finally {
+		void sink.end();
 	}
 }
 

@@ -1,7 +1,7 @@
 import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
-import { captureBytes, captureReceived, openWireSink, teeInto, wireKey } from "./attempt-wire.ts";
+import { captureBytes, captureReceived, openWireSink, teeInto, type WireSink, wireKey } from "./attempt-wire.ts";
 import { wireExpiry } from "./attempts-retention.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
 
@@ -25,18 +25,23 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 	const number = message.attempts;
 	const started = performance.now();
 	const trace: TransportTrace = newTrace();
-	const sink = config.wireCapture ? openWireSink(blobs, wireKey(at, message.id, number, "request")) : null;
+	// Opened when the body is first read: an attempt that never sends (lease lost) leaves no open blob.
+	let sink: WireSink | null = null;
 	return {
 		trace,
 		/** The build phase ends: the message is signed/encrypted as it streams, this is the set-up. */
 		built() {
 			trace.phases.buildMs = Math.round(performance.now() - started);
 		},
-		capture: (body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> => (sink ? teeInto(body, sink) : body),
+		capture(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+			if (!config.wireCapture) return body;
+			sink = openWireSink(blobs, wireKey(at, message.id, number, "request"));
+			return teeInto(body, sink);
+		},
 		async finish(result: AttemptResult): Promise<AlsoInTransaction> {
 			const sent = await sink?.end();
 			const response =
-				sink && result.responseBody && trace.responseHead
+				config.wireCapture && result.responseBody && trace.responseHead
 					? await captureBytes(
 							blobs,
 							wireKey(at, message.id, number, "response"),
@@ -99,10 +104,13 @@ export async function captureAsyncMdn(
 	const key = wireKey(deps.now(), message.id, message.attempts, "mdn");
 	const mdn = await captureReceived(deps.blobs, key, headers, body);
 	if (!mdn) return;
+	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, message.attempts);
 	const wireExpiresAt = await wireExpiry(deps, message.accountId, deps.now());
 	const updated = await deps.store.messageAttempts.update(message.id, message.attempts, { mdn, wireExpiresAt });
 	// No attempt to keep it with (its outcome not recorded yet): the capture would never expire.
-	if (!updated) await deps.blobs.delete(mdn.blobKey).catch(() => {});
+	// A later MDN for the attempt (after a rejected one) replaces the earlier capture.
+	const unkept = updated ? earlier?.mdn : mdn;
+	if (unkept) await deps.blobs.delete(unkept.blobKey).catch(() => {});
 }
 
 /**
@@ -118,33 +126,39 @@ export async function inboundReceipt(
 		body: Uint8Array | { blobKey: string };
 	},
 	at: Date,
-): Promise<(tx: As2Store, messageId: string) => Promise<void>> {
+): Promise<{ write(tx: As2Store, messageId: string): Promise<void>; discard(): Promise<void> }> {
 	const request = deps.config.wireCapture
 		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
 		: null;
 	const wireExpiresAt = request ? await wireExpiry(deps, inbound.tenant.accountId, at) : null;
 	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
-	return (tx, messageId) =>
-		tx.messageAttempts.create({
-			tenantId: inbound.tenant.id,
-			messageId,
-			number: 1,
-			direction: "inbound",
-			startedAt: at,
-			finishedAt: deps.now(),
-			url: null,
-			httpStatus: null,
-			bytesSent: null,
-			bytesReceived: received,
-			outcome: "succeeded",
-			errorCode: null,
-			errorMessage: null,
-			tlsVersion: null,
-			peerCertificateSha256: null,
-			phases: {},
-			request,
-			response: null,
-			mdn: null,
-			wireExpiresAt,
-		});
+	return {
+		write: (tx, messageId) =>
+			tx.messageAttempts.create({
+				tenantId: inbound.tenant.id,
+				messageId,
+				number: 1,
+				direction: "inbound",
+				startedAt: at,
+				finishedAt: deps.now(),
+				url: null,
+				httpStatus: null,
+				bytesSent: null,
+				bytesReceived: received,
+				outcome: "succeeded",
+				errorCode: null,
+				errorMessage: null,
+				tlsVersion: null,
+				peerCertificateSha256: null,
+				phases: {},
+				request,
+				response: null,
+				mdn: null,
+				wireExpiresAt,
+			}),
+		/** The message was not stored (another request stored it first): nothing keeps the capture. */
+		discard: async () => {
+			if (request) await deps.blobs.delete(request.blobKey).catch(() => {});
+		},
+	};
 }

@@ -132,7 +132,7 @@ export async function processInbound(
 			const message = await store.transaction(async (tx) => {
 				record.id = await tx.ids.next("msg_");
 				await tx.messages.create(record);
-				await receipt(tx, record.id);
+				await receipt.write(tx, record.id);
 				if (account) await countReceivedMessage(tx, account, config, record, at);
 				await recordEvent(
 					tx,
@@ -160,6 +160,7 @@ export async function processInbound(
 			return { error: null, mic: report.mic, message, duplicate: false };
 		} catch (error) {
 			// The same Message-ID won a race from another request: answer as for a duplicate.
+			await receipt.discard();
 			if (!isConflictOn(error, "messages.")) throw error;
 			await blobs.delete(payloadKey).catch(() => {});
 			const original = await store.messages.findByMessageId(tenant.id, messageId, {
