@@ -11,6 +11,10 @@
 //    (default: the target, 300/s, or 80% of the capacity just measured when that is lower), for
 //    BENCH_SECONDS; p99 of the POST latency is measured there. A closed loop of N clients would
 //    measure N / throughput (Little's law), not the server's latency.
+//
+// Each run is made twice, with wire capture on (the default, AS2_WIRE_CAPTURE=1) and off, in
+// alternating order, so that the cost of capture (issue #18: at most 10 % of delivered/s) is
+// read from the same run on the same machine.
 import Database from "better-sqlite3";
 import { connect, cpuSeconds, createPki, percentile, setupTenant, startServer, summary } from "./lib.mjs";
 
@@ -27,10 +31,11 @@ const edi =
 		10240,
 	);
 
-async function run() {
+async function run(capture) {
 	const pki = createPki();
-	const a = await startServer("sender", pki);
-	const b = await startServer("receiver", pki);
+	const env = { AS2_WIRE_CAPTURE: capture ? "1" : "0" };
+	const a = await startServer("sender", pki, env);
+	const b = await startServer("receiver", pki, env);
 	try {
 		const ta = await setupTenant(a, "Alpha");
 		const tb = await setupTenant(b, "Beta");
@@ -126,9 +131,17 @@ async function run() {
 
 const load = (await import("node:os")).loadavg()[0];
 const results = [];
+const withoutCapture = [];
 for (let i = 0; i < RUNS; i++) {
-	const r = await run();
-	results.push(r);
+	// Alternating which goes first, so neither always meets a warmer (or busier) machine.
+	const order = i % 2 === 0 ? [true, false] : [false, true];
+	let r;
+	for (const capture of order) {
+		const result = await run(capture);
+		(capture ? results : withoutCapture).push(result);
+		if (capture) r = result;
+		else console.log(`    run ${i + 1} without wire capture: ${result.perSecond.toFixed(0)} delivered/s`);
+	}
 	console.log(
 		`    run ${i + 1}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${r.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver) → ${r.cpuBoundPerSecond.toFixed(0)}/s with a core each; POST at ${r.rate}/s: p50 ${r.postP50.toFixed(1)} ms p99 ${r.postP99.toFixed(1)} ms; peak RSS ${r.rss.map((x) => x.toFixed(0)).join(" / ")} MB`,
 	);
@@ -144,6 +157,10 @@ console.log(
 );
 console.log(
 	`    CPU-bound rate (one core per instance): median ${bound.median.toFixed(0)}/s (min ${bound.min.toFixed(0)}, max ${bound.max.toFixed(0)}, noise ${bound.noisePct.toFixed(1)}%)`,
+);
+const uncaptured = summary(withoutCapture.map((r) => r.perSecond));
+console.log(
+	`    wire capture off: median ${uncaptured.median.toFixed(0)}/s; capture costs ${((1 - rate.median / uncaptured.median) * 100).toFixed(1)}% of delivered/s  target ≤ 10%`,
 );
 console.log(
 	`    POST /v1/messages p99 at a fixed arrival rate: median ${p99.median.toFixed(1)} ms (min ${p99.min.toFixed(1)}, max ${p99.max.toFixed(1)})  target < 20 ms`,
