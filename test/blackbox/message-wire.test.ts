@@ -349,9 +349,14 @@ describe("attempts and wire captures of a message", () => {
 			`${server.base}/as2/receive`,
 		]);
 		expect(posted.stdout).toBe("200");
-		const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
-		const id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
-		expect(id, list.text).toBeDefined();
+		// Without an MDN requested, the message is processed by a job after the answer: wait for it (30 s).
+		let id: string | undefined;
+		for (let i = 0; i < 300 && !id; i++) {
+			const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
+			id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
+			if (!id) await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+		if (!id) throw new Error("the inbound message was not stored within 30 s");
 		const [receipt] = (await attemptsOf(id)).json.data;
 		expect(receipt).toMatchObject({ number: 1, direction: "inbound", outcome: "succeeded", url: null });
 		expect((await download(`${receipt.wire.request}?part=headers`, "received.headers")).status).toBe(200);
