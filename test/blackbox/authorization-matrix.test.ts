@@ -215,6 +215,12 @@ const TABLE: Record<string, Row> = {
 	"GET /v1/messages/{message_id}": { rule: T("messages:read"), ok: 200, target: "resource" },
 	"GET /v1/messages/{message_id}/payload": { rule: T("messages:read"), ok: 200, target: "resource" },
 	"GET /v1/messages/{message_id}/timeline": { rule: T("messages:read"), ok: 200, target: "resource" },
+	"GET /v1/messages/{message_id}/attempts": { rule: T("messages:read"), ok: 200, target: "resource" },
+	// The matrix's server runs no worker: its message has no attempt, so a permitted download is
+	// 404 (message-wire.test.ts downloads real captures).
+	"GET /v1/messages/{message_id}/attempts/{number}/request": { rule: T("messages:read"), ok: 404, target: "resource" },
+	"GET /v1/messages/{message_id}/attempts/{number}/response": { rule: T("messages:read"), ok: 404, target: "resource" },
+	"GET /v1/messages/{message_id}/attempts/{number}/mdn": { rule: T("messages:read"), ok: 404, target: "resource" },
 	"POST /v1/messages/{message_id}/retry": { rule: T("messages:write"), ok: 200, target: "resource" },
 	"POST /v1/messages/{message_id}/cancel": {
 		rule: T("messages:write"),
@@ -338,6 +344,7 @@ function paramsFor(world: World, row: Row, relation: Relation): Record<string, s
 		partner_id: masterAddressed ? account.master : objects.partner,
 		cert_id: objects.certificate,
 		message_id: objects.message,
+		number: "1",
 		webhook_id: objects.webhook,
 		delivery_id: objects.delivery,
 		account_id: account.id,
