@@ -253,6 +253,20 @@ describe("attempts and wire captures of a message", () => {
 		);
 		expect(head.status, head.raw).toBe(200);
 		expect(head.raw).toMatch(/content-length: \d+/i);
+		// A client that hangs up as soon as it has asked for a download: the stream is dropped, nothing else.
+		const aborted = await rawRequest(
+			server.port,
+			[
+				`GET /v1/messages/${messageId}/attempts/2/request HTTP/1.1`,
+				`Host: 127.0.0.1:${server.port}`,
+				`Authorization: Bearer ${liveKey}`,
+				"",
+				"",
+			].join("\r\n"),
+			[],
+			{ resetAfterWrite: true },
+		);
+		expect(aborted.ended).not.toBe("timeout");
 		expect((await attemptsOf(messageId)).status).toBe(200);
 	});
 
