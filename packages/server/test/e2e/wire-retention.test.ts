@@ -50,6 +50,10 @@ it("records TLS version and the partner's certificate fingerprint, and keeps cap
 		const [receipt] = (await b.call("GET", `/v1/messages/${message.id}/attempts`)).json.data;
 		expect(receipt).toMatchObject({ number: 1, direction: "inbound", outcome: "succeeded" });
 		expect(receipt.wire.request).toBe(`/v1/messages/${message.id}/attempts/1/request`);
+		// The sync MDN B answered with, as B built it.
+		expect(receipt.wire.response).toBe(`/v1/messages/${message.id}/attempts/1/response`);
+		const sent = await b.call("GET", `/v1/messages/${message.id}/attempts/1/response?part=headers`);
+		expect(sent.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*content-type: multipart\/signed/i);
 	}
 
 	const captured = await a.server.store.messageAttempts.get(a.tenantId, free, 1);

@@ -162,3 +162,22 @@ export async function inboundReceipt(
 		},
 	};
 }
+
+/**
+ * The sync MDN we answer an inbound message with, kept as the receipt's response: its status
+ * line and header fields as we set them (the HTTP layer adds Date and the framing) and its body.
+ */
+export async function captureSyncMdnSent(
+	deps: ServiceDeps,
+	message: MessageRecord,
+	reply: { status: number; headers: Iterable<[string, string]>; body: Uint8Array },
+): Promise<void> {
+	if (!deps.config.wireCapture) return;
+	const fields = [...reply.headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
+	const head = `HTTP/1.1 ${reply.status} ${reply.status === 200 ? "OK" : ""}`.trimEnd();
+	const key = wireKey(deps.now(), message.id, 1, "response");
+	const response = await captureBytes(deps.blobs, key, `${head}\r\n${fields}\r\n`, reply.body);
+	if (!response) return;
+	const updated = await deps.store.messageAttempts.update(message.id, 1, { response });
+	if (!updated) await deps.blobs.delete(response.blobKey).catch(() => {});
+}

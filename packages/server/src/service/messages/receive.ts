@@ -14,6 +14,7 @@ import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { type Plan, planOf, receiveLimits } from "../plans.ts";
 import type { InboundRefusal } from "../telemetry.ts";
+import { captureSyncMdnSent } from "./attempts.ts";
 import { createInboundAdmission } from "./inbound-admission.ts";
 import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
@@ -180,7 +181,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 			}
 			const outcome = await processInbound(logged, keys, inbound);
 			const identity = await keys.signingIdentity(tenant.id, now()).catch(() => null);
-			return replyMdn({
+			const reply = replyMdn({
 				original: { messageId: inbound.messageId, from, to, mdnRequest },
 				mic: outcome.mic,
 				disposition: dispositionFor(outcome.error),
@@ -189,6 +190,9 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 				at: now(),
 				domain,
 			});
+			// The receipt's response: a duplicate's MDN answers another request than the one kept.
+			if (outcome.message && !outcome.duplicate) await captureSyncMdnSent(deps, outcome.message, reply);
+			return reply;
 		} finally {
 			release();
 			if (blobKey && !keepBlob) await blobs.delete(blobKey).catch(() => {});
