@@ -151,7 +151,7 @@ async function runExample(cwd: string): Promise<{ url: string; stop(): Promise<v
 		["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "mount-in-hono-app.ts")],
 		{
 			cwd,
-			env: { PATH: process.env.PATH ?? "", HOME: cwd, PORT: "0", LOG_LEVEL: "warn" },
+			env: { PATH: process.env.PATH ?? "", HOME: cwd, TMPDIR: cwd, PORT: "0", LOG_LEVEL: "warn" },
 			stdio: ["ignore", "pipe", "pipe"],
 		},
 	);

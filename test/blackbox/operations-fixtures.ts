@@ -136,6 +136,8 @@ export async function createFixtures(base: string, receiver: LoopbackReceiver): 
 			message_id: message.data.id,
 			webhook_id: webhook.data.id,
 			delivery_id: delivery.data.delivery_id,
+			// The first attempt of the message (…/attempts/{number}/request): an ordinal, not an id.
+			number: "1",
 		},
 		masterPartnerId: master.data.id,
 		certificatePem: certificate.certificate_pem,

@@ -25,6 +25,8 @@ const resourceOfA = (param: string): string | undefined =>
 		webhook_id: a.webhookId,
 		delivery_id: a.deliveryId,
 		message_id: a.message,
+		// An attempt of A's message: an ordinal, not an id of its own (GET …/attempts/{number}/request).
+		number: "1",
 	})[param];
 
 /** Request bodies valid enough to get past validation, by "METHOD path". */
