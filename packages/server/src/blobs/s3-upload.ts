@@ -102,6 +102,11 @@ export async function uploadStreamed(
 		return { bytes, sha256: hash.digest("hex") };
 	} catch (error) {
 		await chunks.cancel();
+		// Parts already on their way are let land first (bounded): S3 may store a part whose
+		// upload was under way when the upload was aborted, which then needs another abort
+		// (AbortMultipartUpload: "might be necessary to abort … multiple times"). A healthy store
+		// answers them in moments; one that does not answer is cut off after the bound.
+		await Promise.race([Promise.allSettled(inFlight), delay(PARTS_SETTLE_MS)]);
 		stop.abort();
 		await Promise.allSettled(inFlight);
 		if (uploadId !== undefined) {
@@ -116,6 +121,10 @@ export async function uploadStreamed(
 		chunks.release();
 	}
 }
+
+/** How long a failed upload waits for its parts in flight before it cuts them off and aborts. */
+const PARTS_SETTLE_MS = 2_000;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Bodies up to this size are kept as the chunks they came in, and sent in one PutObject. */
 const SMALL_BYTES = 256 * 1024;
