@@ -158,12 +158,20 @@ describe("EPCIS thread pool", () => {
 	it("starts threads when work comes and ends them once idle: an idle pool holds no thread", async () => {
 		const pool = startPool({ threads: 2, idleMs: 300, watchdogMs: 100 });
 		expect(pool.stats().threads).toBe(0);
-		const [one, two] = await Promise.all([
-			pool.validate(DOCUMENT_20, { rules: ALL, now: NOW }),
-			pool.validate(DOCUMENT_20, { rules: ALL, now: NOW }),
+		// Both held open until both are running: two at once need two threads, however fast a
+		// loaded machine finishes the first (an ungated first could free its thread for the second).
+		const first = gated();
+		const second = gated();
+		const both = Promise.all([
+			pool.validate(first.body, { rules: ALL, now: NOW }),
+			pool.validate(second.body, { rules: ALL, now: NOW }),
 		]);
-		expect([one.eventCount, two.eventCount]).toEqual([6, 6]);
+		await eventually(async () => pool.stats().running === 2, "both documents running");
 		expect(pool.stats().threads).toBe(2);
+		first.open();
+		second.open();
+		const [one, two] = await both;
+		expect([one.eventCount, two.eventCount]).toEqual([6, 6]);
 		await eventually(async () => pool.stats().threads === 0, "the idle threads ended");
 		expect((await pool.validate(DOCUMENT_20, { rules: ALL, now: NOW })).eventCount).toBe(6);
 		expect(pool.stats()).toMatchObject({ threads: 1, restarts: 0 });
