@@ -88,6 +88,23 @@ export async function register(
 	};
 }
 
+/**
+ * A new account with a live key of its first tenant holding every permission, and that tenant's
+ * AS2 id: what the suites that play a trading partner start from.
+ */
+export async function liveTenant(base: string): Promise<{ user: Registered; liveKey: string; tenantAs2Id: string }> {
+	const user = await register(base);
+	const liveKey = await createKey(base, user.token, {
+		scope: "tenant",
+		tenant_id: user.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
+	const tenant = await call(base, "GET", `/v1/tenants/${user.tenantId}`, { token: user.token });
+	if (tenant.status !== 200) throw new Error(`GET /v1/tenants failed: ${tenant.status} ${tenant.text}`);
+	return { user, liveKey, tenantAs2Id: tenant.json.data.as2_id };
+}
+
 /** Creates an API key with a credential that may; returns the full key. */
 export async function createKey(base: string, token: string, body: Record<string, unknown>): Promise<string> {
 	const created = await call(base, "POST", "/v1/api-keys", { token, body: { name: "blackbox key", ...body } });

@@ -22,7 +22,7 @@ import {
 	syncAnswer as sync,
 } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+import { call, curl, liveTenant, rawRequest } from "./clients.ts";
 
 const certs = makeCertificates();
 const partnerKey = certs.selfSigned("bb-hints-partner");
@@ -39,15 +39,7 @@ beforeAll(async () => {
 	server = await startBuiltServer({
 		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
 	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, {
-		scope: "tenant",
-		tenant_id: user.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
-	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: user.token })).json.data
-		.as2_id;
+	({ liveKey, tenantAs2Id } = await liveTenant(server.base));
 });
 afterAll(async () => {
 	await server?.stop();

@@ -18,7 +18,7 @@ import {
 	startQuirkyPartners,
 } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+import { call, createKey, curl, liveTenant, rawRequest, register } from "./clients.ts";
 
 const certs = makeCertificates();
 const partnerKey = certs.selfSigned("bb-actions-partner");
@@ -39,15 +39,7 @@ beforeAll(async () => {
 			AS2_SEND_RETRY_DELAYS: "3600,3600",
 		},
 	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, {
-		scope: "tenant",
-		tenant_id: user.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
-	tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: user.token })).json.data
-		.as2_id;
+	({ liveKey, tenantAs2Id } = await liveTenant(server.base));
 });
 afterAll(async () => {
 	await server?.stop();
