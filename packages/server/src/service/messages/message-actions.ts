@@ -86,7 +86,6 @@ export function createMessageActions(deps: ServiceDeps, submit: ReturnType<typeo
 				throw invalidState(message, "only a queued message, or one waiting for its next attempt, is cancelled");
 			}
 			const at = now();
-			let held: "leased" | "none" | null = null;
 			const cancelled = await transitionMessage(
 				deps,
 				message,
@@ -100,17 +99,12 @@ export function createMessageActions(deps: ServiceDeps, submit: ReturnType<typeo
 				},
 				() => ["failed"],
 				at,
+				// Thrown in the transaction, it rolls the move back; both stores pass an As2Error on as it is.
 				async (tx) => {
 					const outcome = await tx.jobs.cancelByKey(sendJobKey(message.id), at);
-					if (outcome !== "done") {
-						held = outcome;
-						throw beingSent(message, outcome);
-					}
+					if (outcome !== "done") throw beingSent(message, outcome);
 				},
-			).catch((error: unknown) => {
-				if (held) throw beingSent(message, held);
-				throw error;
-			});
+			);
 			if (!cancelled)
 				throw invalidState((await store.messages.getById(id)) ?? message, "it was sent or settled meanwhile");
 			return cancelled;
