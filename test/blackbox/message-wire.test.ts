@@ -383,4 +383,78 @@ describe("attempts and wire captures of a message", () => {
 		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
 		expect(work.read("received.x12").toString()).toBe("ISA*00*INBOUND~\r\n");
 	});
+	it("the async MDN we send for an inbound message is captured with its receipt, and verify-mdn reads it", async () => {
+		// Runs last: BB-WIRE now answers the MDN POST with a bare 200.
+		partners.answer("BB-WIRE", () => ({ status: 200, body: "" }));
+		const message = work.file("inbound-async.x12", "ISA*00*ASYNC-MDN~\r\n");
+		const built = as2kit(
+			"build",
+			"--payload",
+			message,
+			"--from",
+			"BB-WIRE",
+			"--to",
+			tenantAs2Id,
+			"--sign",
+			"sha256",
+			"--key",
+			partnerKey.keyPath,
+			"--cert",
+			partnerKey.certPath,
+			"--mdn",
+			"async",
+			"--mdn-url",
+			partners.url,
+			"--signed-mdn",
+			"sha256",
+			"--out-headers",
+			work.file("inbound-async.headers"),
+			"--out-body",
+			work.file("inbound-async.body"),
+		);
+		expect(built.code, built.stderr).toBe(0);
+		const posted = await curl([
+			"-sS",
+			"-H",
+			`@${work.file("inbound-async.headers")}`,
+			"--data-binary",
+			`@${work.file("inbound-async.body")}`,
+			"-o",
+			"/dev/null",
+			"-w",
+			"%{http_code}",
+			`${server.base}/as2/receive`,
+		]);
+		expect(posted.stdout).toBe("200");
+		// The MDN goes out from a job: wait (30 s) until the partner got it and the receipt holds it.
+		let receipt: { wire: { mdn: string | null } } | undefined;
+		let id: string | undefined;
+		for (let i = 0; i < 300 && !receipt?.wire.mdn; i++) {
+			const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
+			id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
+			if (id) [receipt] = (await attemptsOf(id)).json.data;
+			if (!receipt?.wire.mdn) await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+		if (!id || !receipt?.wire.mdn) throw new Error("the async MDN sent was not captured within 30 s");
+		expect(receipt.wire.mdn).toBe(`/v1/messages/${id}/attempts/1/mdn`);
+		const headers = await download(`${receipt.wire.mdn}?part=headers`, "sent-mdn.headers");
+		expect(headers.status).toBe(200);
+		expect(work.read("sent-mdn.headers").toString("latin1")).toMatch(/^POST \/as2 HTTP\/1\.1\r\n/);
+		expect((await download(`${receipt.wire.mdn}?part=body`, "sent-mdn.body")).status).toBe(200);
+		// Byte for byte what the partner received.
+		expect(work.read("sent-mdn.body").equals(partners.lastRequest("BB-WIRE")!.raw)).toBe(true);
+		const inbound = (await call(server.base, "GET", `/v1/messages/${id}`, { token: liveKey })).json.data;
+		const run = as2kit(
+			"verify-mdn",
+			"--headers",
+			work.file("sent-mdn.headers"),
+			"--body",
+			work.file("sent-mdn.body"),
+			"--partner-cert",
+			tenantCertificate,
+			"--expect-mic",
+			inbound.mic,
+		);
+		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+	});
 });

@@ -52,7 +52,7 @@ export interface MessageAttemptRecord {
 	request: WireCapture | null;
 	/** The answer we received (outbound) or sent (inbound). */
 	response: WireCapture | null;
-	/** The async MDN request we received for this attempt (outbound). */
+	/** The async MDN request we received for this attempt (outbound), or the one we sent for this receipt (inbound). */
 	mdn: WireCapture | null;
 	/** When the captures are to be removed (the plan's retention); null when there are none. */
 	wireExpiresAt: Date | null;

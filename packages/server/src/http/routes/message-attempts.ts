@@ -25,7 +25,7 @@ const wireQuery = v.object({
 const SIDE_TEXT: Record<WireSide, string> = {
 	request: "the request we POSTed to the partner (outbound) or received (inbound): request line, header fields, body",
 	response: "the partner's answer to the request: status line, header fields and body (a sync MDN, or an error page)",
-	mdn: "the async MDN the partner POSTed for this attempt (RFC 4130 §7.4): its header fields and body",
+	mdn: "outbound: the async MDN the partner POSTed for this attempt (RFC 4130 §7.4), its header fields and body; inbound: the async MDN we POSTed to the partner (§7.3), its request head and body, the last delivery of it",
 };
 
 /**

@@ -181,3 +181,26 @@ export async function captureSyncMdnSent(
 	const updated = await deps.store.messageAttempts.update(message.id, 1, { response });
 	if (!updated) await deps.blobs.delete(response.blobKey).catch(() => {});
 }
+
+/**
+ * The async MDN we POSTed for an inbound message (RFC 4130 §7.3), kept as its receipt's `mdn`:
+ * the request head as written (Authorization redacted) and the MDN body. Each delivery attempt
+ * of the MDN replaces the previous capture, so what is kept is the last one sent. Best effort,
+ * like every capture: the MDN is delivered whether or not it could be kept.
+ */
+export async function captureAsyncMdnSent(
+	deps: ServiceDeps,
+	message: MessageRecord,
+	requestHead: string,
+	body: Uint8Array,
+): Promise<void> {
+	if (!deps.config.wireCapture) return;
+	const mdn = await captureBytes(deps.blobs, wireKey(deps.now(), message.id, 1, "mdn"), requestHead, body);
+	if (!mdn) return;
+	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, 1);
+	const wireExpiresAt = earlier?.wireExpiresAt ?? (await wireExpiry(deps, message.accountId, deps.now()));
+	const updated = earlier ? await deps.store.messageAttempts.update(message.id, 1, { mdn, wireExpiresAt }) : null;
+	// No receipt to keep it with: the capture would never expire.
+	const unkept = updated ? earlier?.mdn : mdn;
+	if (unkept) await deps.blobs.delete(unkept.blobKey).catch(() => {});
+}

@@ -5,8 +5,10 @@ import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
+import { newTrace } from "../transport/transport-trace.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
 import { checkTargetUrl } from "../transport/target-url.ts";
+import { captureAsyncMdnSent } from "./attempts.ts";
 import { replyMdn } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { messageIdDomain } from "./submit.ts";
@@ -66,6 +68,7 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 			at,
 			domain,
 		});
+		const trace = newTrace();
 		try {
 			checkTargetUrl(context.mdnRequest.url, config, {
 				field: "Receipt-Delivery-Option",
@@ -91,6 +94,7 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 						}
 					: null,
 				maxResponseBytes: 64 * 1024,
+				trace,
 			});
 			if (result.status < 200 || result.status > 299) throw new Error(`the partner answered HTTP ${result.status}`);
 			if (message) await store.messages.update(message.id, { mdnStatus: "received", updatedAt: now() });
@@ -103,6 +107,13 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 				return;
 			}
 			throw new RetryJob(new Date(now().getTime() + delay * 1000), (error as Error).message);
+		} finally {
+			// Whatever the answer, once the request was written it is what the partner saw.
+			if (message && trace.requestHead) {
+				await captureAsyncMdnSent(deps, message, trace.requestHead, mdn.body).catch((error) =>
+					logger.warn({ err: error, messageId: message?.id }, "the async MDN sent could not be captured"),
+				);
+			}
 		}
 	};
 }
