@@ -105,6 +105,7 @@ const TABLE: Record<string, Row> = {
 	},
 
 	"GET /v1/account": { rule: A("accounts:read"), ok: 200 },
+	"GET /v1/account/usage": { rule: A("accounts:read"), ok: 200 },
 	"PATCH /v1/account": { rule: W("accounts:write"), ok: 200, body: () => ({ name: "Matrix A renamed" }) },
 	"GET /v1/tenants": { rule: A("tenants:read"), ok: 200 },
 	"POST /v1/tenants": {

@@ -1,5 +1,8 @@
+import { STORAGE_PERIOD } from "@as2kit/core/store";
 import { expect } from "vitest";
-import { at, T0 } from "./fixtures.ts";
+import { at, T0, twoAccounts } from "./fixtures.ts";
+import { attempt } from "./message-attempts.ts";
+import { message } from "./messages.ts";
 import type { ConformanceTest } from "./types.ts";
 
 const bucket = { key: "acc_000001", capacity: 3, refillPerSecond: 1 };
@@ -75,4 +78,40 @@ export const limitTests = {
 		expect(await store.usage.markThreshold({ ...counter, threshold: 75 })).toBe(false);
 		expect(await store.usage.markThreshold({ ...counter, threshold: 90 })).toBe(true);
 	},
+	"usage - storage measured per account: payloads and wire captures within retention, replacing the last measure":
+		async ({ store }) => {
+			await twoAccounts(store);
+			const stored = (accountId: string, metric: string) =>
+				store.usage.get({ accountId, period: STORAGE_PERIOD, metric });
+			await store.messages.create(message("msg_000001", { bytes: 3_000_000_000 }));
+			await store.messages.create(message("msg_000002", { bytes: 500 }));
+			await store.messages.create(
+				message("msg_000003", { accountId: "acc_000002", tenantId: "tnt_000002", messageId: "m3@x", bytes: 7 }),
+			);
+			const capture = (bytes: number) => ({ head: "POST / HTTP/1.1\r\n\r\n", blobKey: `wire/${bytes}`, bytes });
+			await store.messageAttempts.create(
+				attempt(1, { request: capture(100), response: capture(20), mdn: capture(3), wireExpiresAt: at(60) }),
+			);
+			await store.messageAttempts.create(attempt(2, { request: capture(1000), wireExpiresAt: at(60) }));
+			// Purged: its captures are gone, only the attempt stays.
+			await store.messageAttempts.create(attempt(3));
+			await store.transaction((tx) => tx.usage.measureStorage());
+			expect(await stored("acc_000001", "payload_bytes")).toBe(3_000_000_500);
+			expect(await stored("acc_000001", "wire_bytes")).toBe(1123);
+			expect(await stored("acc_000002", "payload_bytes")).toBe(7);
+			expect(await stored("acc_000002", "wire_bytes")).toBe(0);
+			await store.messageAttempts.update("msg_000001", 2, { request: null, wireExpiresAt: null });
+			await store.transaction((tx) => tx.usage.measureStorage());
+			expect(await stored("acc_000001", "wire_bytes")).toBe(123);
+			await store.messageAttempts.update("msg_000001", 1, {
+				request: null,
+				response: null,
+				mdn: null,
+				wireExpiresAt: null,
+			});
+			await store.transaction((tx) => tx.usage.measureStorage());
+			// No capture left: the account's figure is 0, not the last measure.
+			expect(await stored("acc_000001", "wire_bytes")).toBe(0);
+			expect(await stored("acc_000001", "payload_bytes")).toBe(3_000_000_500);
+		},
 } satisfies Record<string, ConformanceTest>;

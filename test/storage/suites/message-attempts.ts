@@ -4,7 +4,7 @@ import { expectConflict } from "./expect-conflict.ts";
 import { at } from "./fixtures.ts";
 import type { ConformanceTest } from "./types.ts";
 
-const attempt = (number: number, overrides: Partial<MessageAttemptRecord> = {}): MessageAttemptRecord => ({
+export const attempt = (number: number, overrides: Partial<MessageAttemptRecord> = {}): MessageAttemptRecord => ({
 	tenantId: "tnt_000001",
 	messageId: "msg_000001",
 	number,

@@ -15,7 +15,14 @@ export type {
 	NewJob,
 	ScheduleStore,
 } from "./jobs.ts";
-export { type BucketOptions, type RateLimitStore, type TakeResult, takeFromBucket, type UsageStore } from "./limits.ts";
+export {
+	type BucketOptions,
+	type RateLimitStore,
+	STORAGE_PERIOD,
+	type TakeResult,
+	takeFromBucket,
+	type UsageStore,
+} from "./limits.ts";
 export type * from "./message-records.ts";
 export type * from "./message-store.ts";
 export type { Page, PageRequest } from "./pagination.ts";

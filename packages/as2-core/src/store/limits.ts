@@ -65,4 +65,13 @@ export interface UsageStore {
 	get(options: { accountId: string; period: string; metric: string }): Promise<number>;
 	/** Records that `threshold` fired for the counter; true only the first time. */
 	markThreshold(options: { accountId: string; period: string; metric: string; threshold: number }): Promise<boolean>;
+	/**
+	 * Measures what every account keeps, into the counters of period `storage`: `payload_bytes`
+	 * (its messages' payloads) and `wire_bytes` (its wire captures not yet past retention),
+	 * replacing the previous measure. Run in a transaction, so that readers see one measure.
+	 */
+	measureStorage(): Promise<void>;
 }
+
+/** The usage period under which `measureStorage` keeps its figures. */
+export const STORAGE_PERIOD = "storage";

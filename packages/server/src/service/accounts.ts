@@ -1,4 +1,6 @@
 import type { AccountRecord, PlanName } from "@as2kit/core/store";
+import { storageOf } from "./billing/storage-usage.ts";
+import { billingPeriod } from "./billing/usage.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { recordEvent } from "./events.ts";
 import { planOf } from "./plans.ts";
@@ -12,11 +14,38 @@ export interface AccountPatch {
 	plan?: PlanName | undefined;
 }
 
-export function createAccountService({ store, now, config }: ServiceDeps) {
+export function createAccountService(deps: ServiceDeps) {
+	const { store, now, config } = deps;
 	return {
 		async get(principal: Principal): Promise<AccountRecord> {
 			requirePermission(principal, "accounts:read");
 			return (await store.accounts.get(principal.accountId)) ?? Promise.reject(notFound("account"));
+		},
+
+		/**
+		 * `GET /v1/account/usage`: this calendar month's counters (decisions.md, Usage and billing
+		 * events) against the plan's allowance, and the storage kept (measured every 15 minutes).
+		 */
+		async usage(principal: Principal) {
+			const account = await this.get(principal);
+			const period = billingPeriod(now());
+			const count = (metric: string) => store.usage.get({ accountId: account.id, period: period.key, metric });
+			const [liveMessages, liveBytes, unsignedMessages, unsignedBytes, storage] = await Promise.all([
+				count("live_messages"),
+				count("live_bytes"),
+				count("unsigned_received_messages"),
+				count("unsigned_received_bytes"),
+				storageOf(deps, account.id),
+			]);
+			return {
+				account,
+				plan: planOf(account.plan, config.enterpriseLimits),
+				period: period.view,
+				liveMessages,
+				liveBytes,
+				unsignedReceived: { messages: unsignedMessages, bytes: unsignedBytes },
+				storage,
+			};
 		},
 
 		/**

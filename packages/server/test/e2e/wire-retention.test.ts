@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { measureStorageHandler } from "../../src/service/billing/storage-usage.ts";
 import { PURGE_WIRE, purgeWireHandler } from "../../src/service/messages/attempts-retention.ts";
 import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
 
@@ -22,6 +23,20 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
+
+/** A's storage as `GET /v1/account/usage` shows it, measured now (the task runs every 15 minutes). */
+async function storageOfA() {
+	await measureStorageHandler(pair.a.server.service.deps)({} as never, {} as never);
+	const usage = await pair.a.call("GET", "/v1/account/usage");
+	expect(usage.status, usage.text).toBe(200);
+	return usage.json.data.storage;
+}
+
+/** What the attempts of `messageId` on A keep on the wire, in bytes. */
+async function wireBytesOf(messageId: string) {
+	const attempts = await pair.a.server.store.messageAttempts.list(pair.a.tenantId, messageId);
+	return attempts.reduce((sum, a) => sum + (a.request?.bytes ?? 0) + (a.response?.bytes ?? 0) + (a.mdn?.bytes ?? 0), 0);
+}
 
 /** Runs A's wire cleanup as if it were `at`. */
 async function purgeAt(at: Date) {
@@ -61,6 +76,20 @@ it("records TLS version and the partner's certificate fingerprint, and keeps cap
 	expect(await blobs.stat(captured!.request!.blobKey)).not.toBeNull();
 	const start = captured!.startedAt.getTime();
 
+	// The captures count toward the account's storage until the cleanup removes them.
+	const freeWire = await wireBytesOf(free);
+	const professionalWire = await wireBytesOf(professional);
+	expect(freeWire).toBeGreaterThan(0);
+	const payloads = (await a.call("GET", "/v1/messages?direction=outbound")).json.data.reduce(
+		(sum: number, m: { bytes: number }) => sum + m.bytes,
+		0,
+	);
+	expect(await storageOfA()).toEqual({
+		payload_bytes: payloads,
+		wire_bytes: freeWire + professionalWire,
+		total_bytes: payloads + freeWire + professionalWire,
+	});
+
 	await purgeAt(new Date(start + 3 * DAY - 60_000));
 	expect((await a.call("GET", `/v1/messages/${free}/attempts/1/request`)).status).toBe(200);
 
@@ -70,8 +99,18 @@ it("records TLS version and the partner's certificate fingerprint, and keeps cap
 	expect(await blobs.stat(captured!.request!.blobKey)).toBeNull();
 	expect(await blobs.stat(captured!.response!.blobKey)).toBeNull();
 	expect((await a.call("GET", `/v1/messages/${free}/attempts/1/request`)).status).toBe(404);
+	expect((await storageOfA()).wire_bytes).toBe(professionalWire);
 	// The Professional message's captures outlive the Free one's by 27 days.
 	expect((await a.call("GET", `/v1/messages/${professional}/attempts/1/request`)).status).toBe(200);
 	await purgeAt(new Date(start + 30 * DAY + 3_600_000));
 	expect((await a.call("GET", `/v1/messages/${professional}/attempts/1/response`)).status).toBe(404);
+	expect((await storageOfA()).wire_bytes).toBe(0);
+});
+
+it("usage counts this month's live messages against the plan", async () => {
+	const usage = (await pair.a.call("GET", "/v1/account/usage")).json.data;
+	expect(usage).toMatchObject({ account_id: pair.a.accountId, plan: "professional" });
+	expect(usage.live_messages).toEqual({ used: 2, limit: 100_000 });
+	expect(usage.live_bytes).toBeGreaterThan(0);
+	expect(usage.period.start).toMatch(/^\d{4}-\d{2}-01T00:00:00\.000000Z$/);
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type RateLimitStore, takeFromBucket, type UsageStore } from "@as2kit/core/store";
+import { type RateLimitStore, STORAGE_PERIOD, takeFromBucket, type UsageStore } from "@as2kit/core/store";
 import { and, count, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
@@ -86,5 +86,20 @@ export function createUsageStore(runner: Runner): UsageStore {
 						.returning({ threshold: usageThresholds.threshold }),
 				)
 				.then((rows) => rows.length === 1),
+		measureStorage: async () => {
+			await runner.run((db) => db.execute(sql`delete from usage_counters where period = ${STORAGE_PERIOD}`));
+			await runner.run((db) =>
+				db.execute(sql`insert into usage_counters (account_id, period, metric, value)
+					select account_id, ${STORAGE_PERIOD}, 'payload_bytes', sum(bytes) from messages group by account_id`),
+			);
+			await runner.run((db) =>
+				db.execute(sql`insert into usage_counters (account_id, period, metric, value)
+					select t.account_id, ${STORAGE_PERIOD}, 'wire_bytes',
+					  sum(coalesce((a.request->>'bytes')::bigint, 0) + coalesce((a.response->>'bytes')::bigint, 0)
+					    + coalesce((a.mdn->>'bytes')::bigint, 0))
+					from message_attempts a join tenants t on t.id = a.tenant_id
+					where a.wire_expires_at is not null group by t.account_id`),
+			);
+		},
 	};
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { type RateLimitStore, type TakeResult, takeFromBucket, type UsageStore } from "@as2kit/core/store";
+import {
+	type RateLimitStore,
+	STORAGE_PERIOD,
+	type TakeResult,
+	takeFromBucket,
+	type UsageStore,
+} from "@as2kit/core/store";
 import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
@@ -70,5 +76,22 @@ export function createUsageStore(exec: Exec): UsageStore {
 					db.insert(usageThresholds).values({ accountId, period, metric, threshold }).onConflictDoNothing().run()
 						.changes === 1,
 			),
+		measureStorage: () =>
+			exec((db) => {
+				for (const statement of MEASURE_STORAGE) db.$client.prepare(statement).run(STORAGE_PERIOD);
+			}),
 	};
 }
+
+/** A full pass over messages and attempts, run by a periodic task: not on any request's path. */
+const MEASURE_STORAGE = [
+	`delete from "usage_counters" where "period" = ?`,
+	`insert into "usage_counters" ("account_id", "period", "metric", "value")
+	 select "account_id", ?, 'payload_bytes', sum("bytes") from "messages" group by "account_id"`,
+	`insert into "usage_counters" ("account_id", "period", "metric", "value")
+	 select t."account_id", ?, 'wire_bytes',
+	   sum(coalesce(json_extract(a."request", '$.bytes'), 0) + coalesce(json_extract(a."response", '$.bytes'), 0)
+	     + coalesce(json_extract(a."mdn", '$.bytes'), 0))
+	 from "message_attempts" a join "tenants" t on t."id" = a."tenant_id"
+	 where a."wire_expires_at" is not null group by t."account_id"`,
+];

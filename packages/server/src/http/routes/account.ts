@@ -1,7 +1,12 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { PLAN_NAMES, planOf } from "../../service/plans.ts";
-import { accountDetailSchema, accountDetailView } from "../../service/views/account-views.ts";
+import {
+	accountDetailSchema,
+	accountDetailView,
+	accountUsageSchema,
+	accountUsageView,
+} from "../../service/views/account-views.ts";
 import { body } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { dataEnvelope, doc, messageEnvelope } from "../openapi.ts";
@@ -25,6 +30,18 @@ export function accountRoutes() {
 					data: accountDetailView(account, planOf(account.plan, c.var.service.deps.config.enterpriseLimits)),
 				});
 			},
+		)
+		.get(
+			"/usage",
+			doc({
+				tags: ["Account"],
+				access: { permission: "accounts:read", reach: "account" },
+				summary: "This month's usage against the plan, and the storage kept (accounts:read)",
+				description:
+					"Counted per account and calendar month (UTC): live messages sent and received signed, toward the plan's monthly allowance (`limit` null: unlimited), their bytes, and unsigned messages received (not counted toward it). `storage` is what the account keeps — message payloads, and wire captures within the plan's retention — measured every 15 minutes.",
+				responses: { 200: { description: "the usage", schema: dataEnvelope(accountUsageSchema) } },
+			}),
+			async (c) => c.json({ data: accountUsageView(await c.var.service.accounts.usage(c.var.principal)) }),
 		)
 		.patch(
 			"/",

@@ -1,3 +1,4 @@
+import { MEASURE_STORAGE, measureStorageHandler } from "../billing/storage-usage.ts";
 import { CERTIFICATE_EXPIRY_SCAN, expiryScanHandler } from "../certificates/expiry-scan.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { createDeliveryDispatcher, type DeliveryDispatcher } from "../webhooks/dispatcher.ts";
@@ -47,6 +48,7 @@ export function createBackground(
 		handlers: {
 			...maintenanceHandlers(deps),
 			[CERTIFICATE_EXPIRY_SCAN.name]: expiryScanHandler(deps),
+			[MEASURE_STORAGE.name]: measureStorageHandler(deps),
 			...webhookHandlers(deps, () => dispatcher.wake()),
 			...service.messages.handlers,
 		},
@@ -56,7 +58,13 @@ export function createBackground(
 		store: deps.store,
 		now: deps.now,
 		logger: deps.logger.child({ component: "scheduler" }),
-		tasks: [PURGE_IDEMPOTENCY, PURGE_WEBHOOK_DELIVERIES, CERTIFICATE_EXPIRY_SCAN, ...service.messages.tasks],
+		tasks: [
+			PURGE_IDEMPOTENCY,
+			PURGE_WEBHOOK_DELIVERIES,
+			CERTIFICATE_EXPIRY_SCAN,
+			MEASURE_STORAGE,
+			...service.messages.tasks,
+		],
 		onEnqueued: () => worker.wake(),
 	});
 	return {

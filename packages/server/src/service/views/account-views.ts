@@ -108,3 +108,49 @@ export const userSchema = v.object({ id: idSchema("usr_"), name: v.string(), ema
 export function userView(user: UserRecord): v.InferOutput<typeof userSchema> {
 	return { id: user.id, name: user.name, email: user.email };
 }
+
+export const accountUsageSchema = v.object({
+	account_id: idSchema("acc_"),
+	plan: planSchema,
+	period: v.object({ start: instantSchema, end: instantSchema }),
+	live_messages: v.object({
+		used: v.pipe(v.number(), v.description("live messages sent, and received signed, this month")),
+		limit,
+	}),
+	live_bytes: v.pipe(v.number(), v.description("payload bytes of those messages")),
+	unsigned_received: v.pipe(
+		v.object({ messages: v.number(), bytes: v.number() }),
+		v.description("unsigned messages received this month: not counted toward the allowance"),
+	),
+	storage: v.pipe(
+		v.object({ payload_bytes: v.number(), wire_bytes: v.number(), total_bytes: v.number() }),
+		v.description(
+			"what the account keeps: message payloads and wire captures within retention, measured every 15 minutes",
+		),
+	),
+});
+
+/** `GET /v1/account/usage`. */
+export function accountUsageView(usage: {
+	account: AccountRecord;
+	plan: Plan;
+	period: { start: string; end: string };
+	liveMessages: number;
+	liveBytes: number;
+	unsignedReceived: { messages: number; bytes: number };
+	storage: { payloadBytes: number; wireBytes: number };
+}): v.InferOutput<typeof accountUsageSchema> {
+	return {
+		account_id: usage.account.id,
+		plan: usage.account.plan,
+		period: usage.period,
+		live_messages: { used: usage.liveMessages, limit: usage.plan.monthlyLiveMessages },
+		live_bytes: usage.liveBytes,
+		unsigned_received: usage.unsignedReceived,
+		storage: {
+			payload_bytes: usage.storage.payloadBytes,
+			wire_bytes: usage.storage.wireBytes,
+			total_bytes: usage.storage.payloadBytes + usage.storage.wireBytes,
+		},
+	};
+}
