@@ -28,6 +28,7 @@ const PAYLOAD = "ISA*00*WIRE~\r\nGS*PO*WIRE~\r\n";
 let server: BuiltServer;
 let partners: QuirkyPartners;
 let liveKey: string;
+let sessionToken: string;
 let tenantAs2Id: string;
 let tenantCertificate: string;
 let messageId: string;
@@ -45,7 +46,9 @@ beforeAll(async () => {
 			AS2_PUBLIC_URL: "https://as2.example.test",
 		},
 	});
-	({ liveKey, tenantAs2Id } = await liveTenant(server.base));
+	const tenant = await liveTenant(server.base);
+	({ liveKey, tenantAs2Id } = tenant);
+	sessionToken = tenant.user.token;
 	const certificates = await call(server.base, "GET", "/v1/certificates", { token: liveKey });
 	tenantCertificate = work.file("tenant.pem", certificates.json.data[0].certificate_pem);
 
@@ -205,6 +208,31 @@ describe("attempts and wire captures of a message", () => {
 		});
 		expect(refused.status).toBe(200);
 		expect(refused.text).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*\r\n\r\nbusy, try later$/);
+	});
+
+	it("GET /v1/account/usage with curl: the month's live messages, and the storage kept as last measured", async () => {
+		// The account's figures: a session (or an account key); a tenant key is refused (403).
+		const run = await curl(["-sS", "-H", `Authorization: Bearer ${sessionToken}`, `${server.base}/v1/account/usage`]);
+		const usage = JSON.parse(run.stdout).data;
+		expect(usage.plan).toBe("professional");
+		expect(usage.live_messages.used).toBeGreaterThanOrEqual(1);
+		expect(usage.live_messages.limit).toBe(100_000);
+		expect(usage.live_bytes).toBeGreaterThanOrEqual(PAYLOAD.length);
+		const { payload_bytes, wire_bytes, total_bytes } = usage.storage;
+		expect(total_bytes).toBe(payload_bytes + wire_bytes);
+		const anonymous = await curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", `${server.base}/v1/account/usage`]);
+		expect(anonymous.stdout).toBe("401");
+		const tenantKey = await curl([
+			"-sS",
+			"-o",
+			"/dev/null",
+			"-w",
+			"%{http_code}",
+			"-H",
+			`Authorization: Bearer ${liveKey}`,
+			`${server.base}/v1/account/usage`,
+		]);
+		expect(tenantKey.stdout).toBe("403");
 	});
 
 	it("hostile: another tenant sees nothing, unknown or malformed attempts are 404, a bad part is 422", async () => {

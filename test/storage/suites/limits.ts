@@ -113,5 +113,10 @@ export const limitTests = {
 			// No capture left: the account's figure is 0, not the last measure.
 			expect(await stored("acc_000001", "wire_bytes")).toBe(0);
 			expect(await stored("acc_000001", "payload_bytes")).toBe(3_000_000_500);
+			const listed = await store.usage.listStorage();
+			expect(listed.sort((x, y) => `${x.accountId}${x.metric}`.localeCompare(`${y.accountId}${y.metric}`))).toEqual([
+				{ accountId: "acc_000001", metric: "payload_bytes", value: 3_000_000_500 },
+				{ accountId: "acc_000002", metric: "payload_bytes", value: 7 },
+			]);
 		},
 } satisfies Record<string, ConformanceTest>;

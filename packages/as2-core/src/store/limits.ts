@@ -71,6 +71,8 @@ export interface UsageStore {
 	 * replacing the previous measure. Run in a transaction, so that readers see one measure.
 	 */
 	measureStorage(): Promise<void>;
+	/** The last storage measure of every account that keeps something (`/metrics`). */
+	listStorage(): Promise<Array<{ accountId: string; metric: string; value: number }>>;
 }
 
 /** The usage period under which `measureStorage` keeps its figures. */

@@ -171,6 +171,22 @@ export function registerStoreGauges(registry: Registry, deps: Pick<ServiceDeps, 
 		},
 	});
 	new Gauge({
+		name: "as2kit_storage_bytes",
+		help: "Bytes an account keeps, per kind: message payloads (payload) and wire captures within retention (wire); measured every 15 minutes",
+		labelNames: ["account_id", "kind"],
+		registers,
+		async collect() {
+			const measures = await store.usage.listStorage().catch((error: unknown) => {
+				logger.warn({ err: error }, "metrics: cannot read the storage measure");
+				return [];
+			});
+			this.reset();
+			for (const { accountId, metric, value } of measures) {
+				this.set({ account_id: accountId, kind: metric.replace(/_bytes$/, "") }, value);
+			}
+		},
+	});
+	new Gauge({
 		name: "as2kit_certificate_expiry_days",
 		help: "Days until the soonest expiry among active certificates, per tenant (owner=tenant) or account master partners (owner=master_partners); negative when expired",
 		labelNames: ["account_id", "tenant_id", "owner"],

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { measureStorageHandler } from "../../src/service/billing/storage-usage.ts";
 import type { Logger } from "../../src/service/deps.ts";
 import { DOCUMENT_20 } from "../helpers/epcis-documents.ts";
 import { sample } from "../helpers/metrics-text.ts";
@@ -97,6 +98,15 @@ describe("/metrics after real traffic", () => {
 		const expected = (Date.parse(identity.expires_at) - Date.now()) / 86_400_000;
 		expect(days).toBeGreaterThan(expected - 1);
 		expect(days).toBeLessThan(expected + 1);
+		// The storage measure (a periodic task), run now: the payloads A keeps, per account.
+		await measureStorageHandler(a.server.service.deps)({} as never, {} as never);
+		const payloads = (await a.call("GET", "/v1/messages")).json.data.reduce(
+			(sum: number, m: { bytes: number }) => sum + m.bytes,
+			0,
+		);
+		const measured = await scrape(a);
+		expect(sample(measured, "as2kit_storage_bytes", { account_id: a.accountId, kind: "payload" })).toBe(payloads);
+		expect(sample(measured, "as2kit_storage_bytes", { account_id: a.accountId, kind: "wire" })).toBeGreaterThan(0);
 		expect(onA).toContain("# TYPE as2kit_jobs gauge");
 		expect(onA).toContain("# TYPE as2kit_job_oldest_due_age_seconds gauge");
 	});

@@ -86,6 +86,13 @@ export function createUsageStore(runner: Runner): UsageStore {
 						.returning({ threshold: usageThresholds.threshold }),
 				)
 				.then((rows) => rows.length === 1),
+		listStorage: () =>
+			runner.run((db) =>
+				db
+					.select({ accountId: usageCounters.accountId, metric: usageCounters.metric, value: usageCounters.value })
+					.from(usageCounters)
+					.where(eq(usageCounters.period, STORAGE_PERIOD)),
+			),
 		measureStorage: async () => {
 			await runner.run((db) => db.execute(sql`delete from usage_counters where period = ${STORAGE_PERIOD}`));
 			await runner.run((db) =>

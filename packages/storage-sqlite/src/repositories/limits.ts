@@ -76,6 +76,14 @@ export function createUsageStore(exec: Exec): UsageStore {
 					db.insert(usageThresholds).values({ accountId, period, metric, threshold }).onConflictDoNothing().run()
 						.changes === 1,
 			),
+		listStorage: () =>
+			exec((db) =>
+				db
+					.select({ accountId: usageCounters.accountId, metric: usageCounters.metric, value: usageCounters.value })
+					.from(usageCounters)
+					.where(eq(usageCounters.period, STORAGE_PERIOD))
+					.all(),
+			),
 		measureStorage: () =>
 			exec((db) => {
 				for (const statement of MEASURE_STORAGE) db.$client.prepare(statement).run(STORAGE_PERIOD);
