@@ -2,7 +2,9 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { Service } from "../service/create-service.ts";
 import type { Logger } from "../service/deps.ts";
+import { mountConsole } from "./console-assets.ts";
 import type { AppEnv } from "./context.ts";
+import { corsAllowList } from "./cors-allow-list.ts";
 import { renderError, renderNotFound } from "./errors.ts";
 import { HttpMetrics } from "./metrics.ts";
 import { authenticate } from "./middleware/authenticate.ts";
@@ -42,6 +44,11 @@ export interface AppOptions {
 	 * the service was created with a `ServiceMetrics` on this registry (node/create-server.ts).
 	 */
 	metrics?: HttpMetrics;
+	/**
+	 * Origins (exact, e.g. `https://console.example.com`) whose browsers may call the API:
+	 * a console deployed as static files elsewhere. None by default.
+	 */
+	corsOrigins?: readonly string[];
 }
 
 /**
@@ -62,6 +69,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.onError(renderError);
 	app.notFound(renderNotFound);
 	app.use("*", requestContext(service, logger, metrics));
+	if (options.corsOrigins?.length) app.use("*", corsAllowList(options.corsOrigins));
 	app.use("/auth/*", negotiate(), refuseNulInUrl());
 	// Authentication and rate limits first: every /v1 response, a 406 or 415 too, carries the
 	// X-RateLimit-* headers and counts (decisions.md, Rate limits), and a caller without a valid
@@ -86,6 +94,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 	app.route("/as2", as2Routes(clientIp));
 	app.route("/v1/webhook-endpoints", webhookEndpointRoutes());
 	app.route("/v1/webhook-endpoints-stats", webhookStatsRoutes());
+	mountConsole(app);
 	app.route(
 		"/",
 		operationRoutes(app, { metrics, metricsToken: options.metricsToken ?? null, basePath: options.basePath ?? "" }),

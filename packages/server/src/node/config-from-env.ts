@@ -61,6 +61,23 @@ const envSchema = v.object({
 	AS2_PUBLIC_URL: optionalText,
 	AS2_METRICS_TOKEN: optionalText,
 	AS2_TRUST_PROXY: flag,
+	/** Exact origins allowed to call the API from a browser (a console on another origin); none by default. */
+	AS2_CORS_ORIGINS: v.optional(
+		v.pipe(
+			v.string(),
+			v.transform((s) =>
+				s
+					.split(",")
+					.map((origin) => origin.trim())
+					.filter(Boolean),
+			),
+			v.check(
+				(origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)),
+				"must be comma-separated origins such as https://console.example.com (scheme and host, no path)",
+			),
+		),
+		"",
+	),
 	AS2_SHUTDOWN_TIMEOUT_SECONDS: seconds("30"),
 	AS2_LINGER_SECONDS: seconds("30"),
 	AS2_JOB_LEASE_SECONDS: seconds("60"),

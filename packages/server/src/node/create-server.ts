@@ -129,7 +129,14 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 			const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
 			return forwarded || incoming?.socket?.remoteAddress || "unknown";
 		};
-		app = createApp({ service, logger, clientIp, metrics, metricsToken: config.AS2_METRICS_TOKEN });
+		app = createApp({
+			service,
+			logger,
+			clientIp,
+			metrics,
+			metricsToken: config.AS2_METRICS_TOKEN,
+			corsOrigins: config.AS2_CORS_ORIGINS,
+		});
 		serve = app.fetch;
 		if (config.role !== "api") {
 			background = createBackground(service, {

@@ -1,0 +1,98 @@
+/**
+ * Sign in, sign out and register in headless Chromium against the built server (issue #19):
+ * the form's fields are labelled Email and Password, the button is named Sign in, keyboard
+ * alone signs in, the API's field errors show next to their fields, the token lives in
+ * sessionStorage (never in a URL) and sign out revokes it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axe, type ConsoleHarness, call, registerUser, screenshot, startConsole } from "./browser-harness.ts";
+
+describe("console sign-in in Chromium", () => {
+	let harness: ConsoleHarness;
+	beforeAll(async () => {
+		harness = await startConsole();
+	});
+	afterAll(async () => {
+		await harness?.stop();
+	});
+
+	it("signs in with the keyboard alone, keeps the token in sessionStorage only, and signs out", async () => {
+		const user = await registerUser(harness);
+		const { context, page } = await harness.newPage();
+		await page.goto(harness.url);
+		await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+		await axe(page);
+		await screenshot(page, "sign-in");
+		// Tab order: Email, Password, Sign in.
+		await page.keyboard.press("Tab");
+		await page.keyboard.type(user.email);
+		await page.keyboard.press("Tab");
+		await page.keyboard.type(user.password);
+		await page.keyboard.press("Tab");
+		expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Sign in");
+		await page.keyboard.press("Enter");
+		await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+		for (const name of ["Overview", "Messages", "Partners", "Certificates", "Webhooks", "API keys", "EPCIS"]) {
+			await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).waitFor();
+		}
+		const stored = await page.evaluate(() => ({
+			session: sessionStorage.getItem("as2kit.token"),
+			local: Object.keys(localStorage).filter((key) => key !== "as2kit.theme"),
+			url: location.href,
+		}));
+		expect(stored.session).toMatch(/\S{20,}/);
+		expect(stored.local).toEqual([]);
+		expect(stored.url).not.toContain(stored.session);
+		// A reload in the same tab keeps the session.
+		await page.reload();
+		await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+		await page.getByRole("button", { name: "Sign out" }).click();
+		await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+		expect(await page.evaluate(() => sessionStorage.getItem("as2kit.token"))).toBeNull();
+		// The token was revoked server-side, not just forgotten.
+		expect((await call(harness.server.base, "GET", "/auth/me", { token: stored.session! })).status).toBe(401);
+		await context.close();
+	});
+
+	it("shows a wrong password as an alert and the API's field errors next to their fields", async () => {
+		const user = await registerUser(harness);
+		const { context, page } = await harness.newPage();
+		await page.goto(harness.url);
+		await page.getByLabel("Email").fill(user.email);
+		await page.getByLabel("Password").fill("not the password");
+		await page.getByRole("button", { name: "Sign in" }).click();
+		await page
+			.getByRole("alert")
+			.filter({ hasText: /password/i })
+			.waitFor();
+		await page.getByRole("link", { name: "Create an account" }).click();
+		await page.getByRole("heading", { level: 1, name: "Create an account" }).waitFor();
+		await page.getByLabel("Name").fill("Console Company");
+		await page.getByLabel("Email").fill(`console${process.pid}@example.com`);
+		await page.getByLabel("Password", { exact: true }).fill("short");
+		await page.getByLabel("Confirm password").fill("different");
+		await page.getByRole("button", { name: "Create account" }).click();
+		// The API names password and password_confirmation: each error is tied to its input.
+		const password = page.getByLabel("Password", { exact: true });
+		await expectDescribedBy(password, /at least 8 characters/);
+		await expectDescribedBy(page.getByLabel("Confirm password"), /does not match/);
+		await axe(page);
+		await screenshot(page, "register-errors");
+		await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+		await page.getByLabel("Confirm password").fill("correct horse battery");
+		await page.getByRole("button", { name: "Create account" }).click();
+		await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+		await context.close();
+	});
+});
+
+async function expectDescribedBy(input: import("playwright-core").Locator, text: RegExp) {
+	await input.and(input.page().locator("[aria-invalid=true]")).waitFor();
+	const description = await input.evaluate((element) =>
+		(element.getAttribute("aria-describedby") ?? "")
+			.split(" ")
+			.map((id) => document.getElementById(id)?.textContent ?? "")
+			.join(" "),
+	);
+	expect(description).toMatch(text);
+}
