@@ -36,6 +36,15 @@ describe("configFromEnv", () => {
 		expect(DEFAULT_CONFIG.allowPrivateTargets).toBe(false);
 	});
 
+	it("allows no browser origin by default and reads AS2_CORS_ORIGINS as exact origins", () => {
+		expect(configFromEnv({}).AS2_CORS_ORIGINS).toEqual([]);
+		expect(
+			configFromEnv({ AS2_CORS_ORIGINS: "https://console.example.com, http://127.0.0.1:5173" }).AS2_CORS_ORIGINS,
+		).toEqual(["https://console.example.com", "http://127.0.0.1:5173"]);
+		expect(() => configFromEnv({ AS2_CORS_ORIGINS: "*" })).toThrow(/AS2_CORS_ORIGINS: must be comma-separated origins/);
+		expect(() => configFromEnv({ AS2_CORS_ORIGINS: "https://console.example.com/app" })).toThrow(/AS2_CORS_ORIGINS/);
+	});
+
 	it("bounds inbound work at 64 messages per instance unless AS2_RECEIVE_CONCURRENCY says otherwise", () => {
 		expect(configFromEnv({}).AS2_RECEIVE_CONCURRENCY).toBe(64);
 		expect(DEFAULT_CONFIG.receiveConcurrency).toBe(64);
