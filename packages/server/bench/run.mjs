@@ -1,5 +1,5 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|s3-large|webhooks|messages-list|epcis|instances` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|large|s3-large|webhooks|messages-list|epcis|instances|console-list` runs one.
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +15,7 @@ const benches = {
 	"messages-list": "messages-list.mjs",
 	epcis: "epcis-query.mjs",
 	instances: "instances.mjs",
+	"console-list": "console-list.mjs",
 };
 /**
  * Every message creates payload files. On ext4 without a journal (this project's CI machines),
