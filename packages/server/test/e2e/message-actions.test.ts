@@ -235,7 +235,7 @@ describe("POST /v1/messages/{id}/cancel", () => {
 		expect(partners.requests("CANCEL-WAITING")).toHaveLength(1);
 	});
 
-	it("while a worker sends it: 409, and the transmission goes on to delivered", async () => {
+	it("while a worker sends it: 409, the attempt is listed in progress, and the transmission goes on to delivered", async () => {
 		let release!: () => void;
 		const held = new Promise<void>((resolve) => {
 			release = resolve;
@@ -252,10 +252,18 @@ describe("POST /v1/messages/{id}/cancel", () => {
 		const message = await submit(id);
 		await inFlight;
 		const refused = await act(message, "cancel");
+		const during = (await t.call("GET", `/v1/messages/${message}/attempts`, { token: key })).json.data;
 		release();
 		expect(refused.status, refused.text).toBe(409);
 		expect(refused.json.error.message).toMatch(/being sent now/);
+		// The attempt under way is listed before its row exists, then recorded with its outcome.
+		expect(during).toEqual([
+			expect.objectContaining({ number: 1, outcome: "in_progress", finished_at: null, url: partners.url }),
+		]);
 		await until(message, (m) => m.status === "delivered", "delivered");
+		const after = (await t.call("GET", `/v1/messages/${message}/attempts`, { token: key })).json.data;
+		expect(after).toEqual([expect.objectContaining({ number: 1, outcome: "succeeded", http_status: 200 })]);
+		expect(after[0].finished_at).not.toBeNull();
 	});
 
 	it("a delivered message cannot be cancelled", async () => {

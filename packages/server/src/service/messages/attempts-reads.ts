@@ -1,10 +1,45 @@
-import type { MessageAttemptRecord, MessageRecord, WireCapture } from "@as2kit/core/store";
+import type { AttemptOutcome, MessageAttemptRecord, MessageRecord, WireCapture } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { Principal } from "../principal.ts";
 import { notFound } from "../validation-error.ts";
 import type { createMessageReads } from "./message-reads.ts";
 
 export type WireSide = "request" | "response" | "mdn";
+
+/** An attempt as listed: a recorded one, or the one a worker is making now (`in_progress`). */
+export type ListedAttempt = Omit<MessageAttemptRecord, "outcome"> & { outcome: AttemptOutcome | "in_progress" };
+
+/**
+ * The attempt under way, while the message is `processing`: its row is written with its
+ * outcome (in the transaction of the message's state change), so until then it is told from
+ * the message — which attempt, since when, to where — without a write on the send's path.
+ */
+function attemptUnderWay(message: MessageRecord, recorded: readonly MessageAttemptRecord[]): ListedAttempt | null {
+	if (message.direction !== "outbound" || message.status !== "processing" || message.attempts < 1) return null;
+	if (recorded.some((a) => a.number === message.attempts)) return null;
+	return {
+		tenantId: message.tenantId,
+		messageId: message.id,
+		number: message.attempts,
+		direction: "outbound",
+		startedAt: message.lastAttemptAt ?? message.updatedAt,
+		finishedAt: null,
+		url: message.partnerUrl,
+		httpStatus: null,
+		bytesSent: null,
+		bytesReceived: null,
+		outcome: "in_progress",
+		errorCode: null,
+		errorMessage: null,
+		tlsVersion: null,
+		peerCertificateSha256: null,
+		phases: {},
+		request: null,
+		response: null,
+		mdn: null,
+		wireExpiresAt: null,
+	};
+}
 
 /** What a wire download is made of: the head as text and the body streamed from the blob store. */
 export interface WireDownload {
@@ -21,9 +56,11 @@ export function createAttemptReads(deps: ServiceDeps, reads: ReturnType<typeof c
 	const { store, blobs } = deps;
 	return {
 		/** The message (messages:read, this tenant's) and its attempts by number. */
-		async list(principal: Principal, id: string) {
+		async list(principal: Principal, id: string): Promise<{ message: MessageRecord; attempts: ListedAttempt[] }> {
 			const message = await reads.get(principal, id);
-			return { message, attempts: await store.messageAttempts.list(message.tenantId, message.id) };
+			const recorded = await store.messageAttempts.list(message.tenantId, message.id);
+			const underWay = attemptUnderWay(message, recorded);
+			return { message, attempts: underWay ? [...recorded, underWay] : recorded };
 		},
 
 		async wire(principal: Principal, id: string, number: number, side: WireSide): Promise<WireDownload> {

@@ -1,7 +1,8 @@
-import type { MessageAttemptRecord, WireCapture } from "@as2kit/core/store";
+import type { WireCapture } from "@as2kit/core/store";
 import * as v from "valibot";
 import { formatInstant, formatOptionalInstant } from "../views/instant.ts";
 import { instantSchema, nullableInstantSchema } from "../views/schema-types.ts";
+import type { ListedAttempt } from "./attempts-reads.ts";
 
 const nullableInt = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
 const phaseMs = (description: string) => v.optional(v.pipe(v.number(), v.description(`${description} (ms)`)));
@@ -17,9 +18,9 @@ export const attemptSchema = v.object({
 	bytes_sent: nullableInt("bytes written to the connection for this exchange (TLS records included)"),
 	bytes_received: nullableInt("bytes read from the connection for this exchange"),
 	outcome: v.pipe(
-		v.picklist(["succeeded", "retrying", "failed"]),
+		v.picklist(["in_progress", "succeeded", "retrying", "failed"]),
 		v.description(
-			"succeeded: the partner took the message (2xx; a sync MDN's verdict is on the message); retrying: failed, another attempt is scheduled; failed: final",
+			"in_progress: being sent now (finished_at null; its figures come with its outcome); succeeded: the partner took the message (2xx; a sync MDN's verdict is on the message); retrying: failed, another attempt is scheduled; failed: final",
 		),
 	),
 	error_code: v.nullable(v.string()),
@@ -51,7 +52,7 @@ export const attemptSchema = v.object({
 	),
 });
 
-export function attemptView(messageId: string, a: MessageAttemptRecord): v.InferOutput<typeof attemptSchema> {
+export function attemptView(messageId: string, a: ListedAttempt): v.InferOutput<typeof attemptSchema> {
 	const base = `/v1/messages/${messageId}/attempts/${a.number}`;
 	const link = (capture: WireCapture | null, side: string) => (capture ? `${base}/${side}` : null);
 	return {
