@@ -12,6 +12,7 @@ import { MessagesScreen } from "./screens/messages/MessagesScreen.tsx";
 import { SendMessageScreen } from "./screens/messages/SendMessageScreen.tsx";
 import { OverviewScreen } from "./screens/overview/OverviewScreen.tsx";
 import { PartnersScreen } from "./screens/partners/PartnersScreen.tsx";
+import { WebhookDetailScreen } from "./screens/webhooks/WebhookDetailScreen.tsx";
 import { WebhooksScreen } from "./screens/webhooks/WebhooksScreen.tsx";
 
 export type RouteParams = Record<string, string>;
@@ -24,6 +25,7 @@ export const routes: { pattern: string; screen: FunctionComponent<{ params: Rout
 	{ pattern: "partners", screen: PartnersScreen },
 	{ pattern: "certificates", screen: CertificatesScreen },
 	{ pattern: "webhooks", screen: WebhooksScreen },
+	{ pattern: "webhooks/:id", screen: WebhookDetailScreen },
 	{ pattern: "api-keys", screen: ApiKeysScreen },
 	{ pattern: "epcis", screen: EpcisScreen },
 ];

@@ -4,6 +4,10 @@
  * once, a test delivery to a loopback receiver this file starts, the deliveries log,
  * redeliver, stats) and EPCIS (validate with located errors, query events).
  */
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axe, type ConsoleHarness, call, registerUser, screenshot, signIn, startConsole } from "./browser-harness.ts";
 
@@ -36,9 +40,7 @@ describe("console integration screens in Chromium", () => {
 		await form.getByLabel("Expires").fill("2020-01-01T00:00");
 		await form.getByRole("button", { name: "Create key" }).click();
 		const expires = form.getByLabel("Expires");
-		await expect.poll(() => expires.getAttribute("aria-invalid")).toBe("true");
-		const describedBy = (await expires.getAttribute("aria-describedby")) ?? "";
-		expect(await page.locator(`[id="${describedBy.split(" ").at(-1)}"]`).textContent()).toMatch(/in the future/);
+		await expectFieldError(expires, /in the future/);
 		await axe(page);
 		await screenshot(page, "api-keys-create-error");
 
@@ -79,4 +81,108 @@ describe("console integration screens in Chromium", () => {
 		expect((await call(harness.server.base, "GET", "/v1/partners", { token: key })).status).toBe(401);
 		await context.close();
 	});
+
+	it("adds a webhook endpoint (secret shown once), sends a signed test delivery, shows its response and redelivers", async () => {
+		const receiver = await startReceiver();
+		try {
+			const user = await registerUser(harness);
+			const { context, page } = await harness.newPage();
+			await signIn(harness, page, user);
+			await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+			await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+			await page.getByText("No webhook endpoints yet").waitFor();
+			await axe(page);
+			await screenshot(page, "webhooks-empty");
+
+			await page.getByRole("button", { name: "Add an endpoint" }).click();
+			const form = page.getByRole("form", { name: "Add a webhook endpoint" });
+			// Another scheme: the API names url, and the error sits under that field.
+			await form.getByLabel("URL").fill("ftp://127.0.0.1/hook");
+			await form.getByRole("button", { name: "Add endpoint" }).click();
+			await expectFieldError(form.getByLabel("URL"), /http/i);
+			await axe(page);
+			await screenshot(page, "webhooks-create-error");
+
+			await form.getByLabel("URL").fill(receiver.url);
+			await form.getByRole("group", { name: "Events" }).getByLabel("message.failed").check();
+			await form.getByRole("button", { name: "Add endpoint" }).click();
+			const secretBox = page.getByRole("region", { name: `Signing secret of ${receiver.url}` });
+			await secretBox.waitFor();
+			const secret = (await secretBox.locator("code").textContent()) ?? "";
+			expect(secret).toMatch(/^whsec_/);
+			expect(page.url()).not.toContain(secret);
+			await page.getByRole("row").filter({ hasText: "message.*, message.failed" }).waitFor();
+
+			await page.getByRole("link", { name: `Send a test event to ${receiver.url}` }).click();
+			await page.getByRole("heading", { level: 1, name: "Webhook endpoint" }).waitFor();
+			expect(await page.content()).not.toContain(secret);
+			await page.getByText("Nothing delivered yet").waitFor();
+			await page.getByRole("button", { name: "Send test event" }).click();
+			await page.getByRole("status").filter({ hasText: "Test event delivered: HTTP 200" }).waitFor();
+			// A real delivery, signed with the secret shown once (interface spec, Signature).
+			expect(receiver.received).toHaveLength(1);
+			const [delivered] = receiver.received;
+			expect(JSON.parse(delivered!.body)).toMatchObject({ event: "webhook.test" });
+			expect(delivered!.headers["x-signature"]).toBe(
+				createHmac("sha256", secret).update(delivered!.body).digest("hex"),
+			);
+
+			const row = page.getByRole("row").filter({ hasText: "webhook.test" });
+			await row.getByRole("cell").nth(1).getByText("succeeded").waitFor();
+			await row.getByText("1 attempt").click();
+			await row.getByText("thanks").waitFor();
+			await axe(page);
+			await screenshot(page, "webhook-endpoint");
+
+			// The receiver now fails: a redelivery's attempt shows the status and body it answered.
+			receiver.answer.status = 503;
+			receiver.answer.body = "down for maintenance";
+			await row.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
+			await row.getByText("Attempt 2").waitFor({ timeout: 30_000 });
+			await row.getByText("down for maintenance").waitFor();
+			expect(receiver.received.length).toBeGreaterThanOrEqual(2);
+			await axe(page);
+			await screenshot(page, "webhook-deliveries");
+
+			await page.getByRole("link", { name: "All webhook endpoints" }).click();
+			const listed = page.getByRole("row").filter({ hasText: receiver.url });
+			const rate = listed.getByRole("cell").nth(4);
+			await expect.poll(async () => Number.parseFloat((await rate.textContent()) ?? "")).toBeLessThan(100);
+			await axe(page);
+			await screenshot(page, "webhooks");
+			await context.close();
+		} finally {
+			await receiver.stop();
+		}
+	});
 });
+
+/** The API's error for a field is tied to its control: aria-invalid, and the last aria-describedby. */
+async function expectFieldError(control: Locator, message: RegExp): Promise<void> {
+	await expect.poll(() => control.getAttribute("aria-invalid")).toBe("true");
+	const describedBy = (await control.getAttribute("aria-describedby")) ?? "";
+	const errorId = describedBy.split(" ").at(-1);
+	expect(await control.page().locator(`[id="${errorId}"]`).textContent()).toMatch(message);
+}
+
+/** A webhook receiver on loopback: records each request, answers what the test sets. */
+async function startReceiver() {
+	const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+	const answer = { status: 200, body: "thanks" };
+	const server = createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on("data", (chunk: Buffer) => chunks.push(chunk));
+		request.on("end", () => {
+			received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+			response.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/as2kit-events`,
+		received,
+		answer,
+		stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}

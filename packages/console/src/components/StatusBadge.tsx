@@ -8,6 +8,7 @@ const TONES: Record<string, "good" | "bad" | "warn" | "neutral" | "info"> = {
 	success: "good",
 	valid: "good",
 	failed: "bad",
+	failing: "bad",
 	error: "bad",
 	rejected: "bad",
 	expired: "bad",
