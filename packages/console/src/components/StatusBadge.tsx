@@ -7,6 +7,7 @@ const TONES: Record<string, "good" | "bad" | "warn" | "neutral" | "info"> = {
 	succeeded: "good",
 	success: "good",
 	valid: "good",
+	passed: "good",
 	failed: "bad",
 	failing: "bad",
 	error: "bad",
