@@ -145,6 +145,32 @@ describe("console integration screens in Chromium", () => {
 			expect(receiver.received.length).toBeGreaterThanOrEqual(2);
 			await axe(page);
 
+			// Edit the subscriptions; rotate the secret: the next delivery is signed with the new one, shown once.
+			await page.getByRole("button", { name: "Edit" }).click();
+			const edit = page.getByRole("form", { name: "Edit the endpoint" });
+			await edit.getByRole("group", { name: "Events" }).getByLabel("message.failed").uncheck();
+			await edit.getByRole("button", { name: "Save changes" }).click();
+			await edit.waitFor({ state: "detached" });
+			await page
+				.getByRole("definition")
+				.filter({ hasText: /^message\.\*$/ })
+				.waitFor();
+			await page.getByRole("button", { name: "Rotate secret" }).click();
+			await page
+				.getByRole("dialog", { name: "Rotate the signing secret?" })
+				.getByRole("button", { name: "Rotate secret" })
+				.click();
+			const rotated = page.getByRole("region", { name: "New signing secret" });
+			const newSecret = (await rotated.locator("code").textContent()) ?? "";
+			expect(newSecret).toMatch(/^whsec_[0-9a-f]{64}$/);
+			receiver.answer.status = 200;
+			const before = receiver.received.length;
+			await page.getByRole("button", { name: "Send test event" }).click();
+			await expect.poll(() => receiver.received.length).toBeGreaterThan(before);
+			const last = receiver.received.at(-1)!;
+			expect(last.headers["x-signature"]).toBe(createHmac("sha256", newSecret).update(last.body).digest("hex"));
+			await axe(page);
+
 			await page.getByRole("link", { name: "All webhook endpoints" }).click();
 			const listed = page.getByRole("row").filter({ hasText: receiver.url });
 			const rate = listed.getByRole("cell").nth(4);

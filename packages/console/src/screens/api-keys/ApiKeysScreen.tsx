@@ -12,6 +12,7 @@ import { ErrorNote } from "../../components/ErrorNote.tsx";
 import { Page } from "../../components/Page.tsx";
 import { SecretBox } from "../../components/SecretBox.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { useCreateFlow } from "../../components/use-create-flow.ts";
 import { formatDate } from "../../format.ts";
 import { usePagedList } from "../../use-paged-list.ts";
 import type { ApiKey, CreatedApiKey } from "./api-key.ts";
@@ -22,8 +23,7 @@ const isExpired = (key: ApiKey) => key.expires_at !== null && new Date(key.expir
 export function ApiKeysScreen() {
 	const auth = useAuth();
 	const list = usePagedList<ApiKey>("/v1/api-keys");
-	const [creating, setCreating] = useState(false);
-	const [created, setCreated] = useState<CreatedApiKey | null>(null);
+	const flow = useCreateFlow<CreatedApiKey>(list.reload);
 	const [revoking, setRevoking] = useState<ApiKey | null>(null);
 	const [revokeBusy, setRevokeBusy] = useState(false);
 	const [revokeError, setRevokeError] = useState<ApiError | null>(null);
@@ -34,7 +34,7 @@ export function ApiKeysScreen() {
 		try {
 			await api.delete(`/v1/api-keys/${encodeURIComponent(revoking.id)}`);
 			setRevokeError(null);
-			if (created?.id === revoking.id) setCreated(null);
+			if (flow.created?.id === revoking.id) flow.forget();
 			list.reload();
 		} catch (failure) {
 			setRevokeError(failure as ApiError);
@@ -48,31 +48,15 @@ export function ApiKeysScreen() {
 			title="API keys"
 			lead="Keys let your systems call the as2kit API. Test keys simulate sending; live keys send real AS2 messages."
 			actions={
-				creating ? null : (
-					<button
-						type="button"
-						class="button primary"
-						onClick={() => {
-							setCreating(true);
-							setCreated(null);
-						}}
-					>
+				flow.creating ? null : (
+					<button type="button" class="button primary" onClick={flow.open}>
 						Create an API key
 					</button>
 				)
 			}
 		>
-			{created ? <SecretBox label={`API key ${created.name}`} secret={created.key} /> : null}
-			{creating ? (
-				<CreateApiKeyForm
-					onCreated={(key) => {
-						setCreated(key);
-						setCreating(false);
-						list.reload();
-					}}
-					onCancel={() => setCreating(false)}
-				/>
-			) : null}
+			{flow.created ? <SecretBox label={`API key ${flow.created.name}`} secret={flow.created.key} /> : null}
+			{flow.creating ? <CreateApiKeyForm onCreated={flow.done} onCancel={flow.cancel} /> : null}
 			<ErrorNote error={list.error ?? revokeError} />
 			{list.pagination?.total === 0 ? (
 				<EmptyState title="No API keys yet">

@@ -7,6 +7,7 @@ import { api } from "../../api.ts";
 import { useAuth } from "../../auth-state.tsx";
 import { CheckboxGroup } from "../../components/CheckboxGroup.tsx";
 import { Field } from "../../components/Field.tsx";
+import { FormButtons } from "../../components/FormButtons.tsx";
 import { FormError } from "../../components/FormError.tsx";
 import { errorUnder, fieldsShownUnder } from "../../components/field-errors.ts";
 import { useApiForm } from "../../use-api-form.ts";
@@ -116,14 +117,7 @@ export function CreateApiKeyForm(props: { onCreated: (key: CreatedApiKey) => voi
 				hint="A write permission includes its read permission."
 			/>
 			<FormError error={error} fields={fieldsShownUnder(error, FIELDS)} />
-			<div class="page-actions">
-				<button type="submit" class="button primary" disabled={busy}>
-					Create key
-				</button>
-				<button type="button" class="button ghost" onClick={props.onCancel}>
-					Cancel
-				</button>
-			</div>
+			<FormButtons submitLabel="Create key" busy={busy} onCancel={props.onCancel} />
 		</form>
 	);
 }

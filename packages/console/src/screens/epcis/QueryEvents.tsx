@@ -9,6 +9,7 @@ import type { ApiError } from "../../api.ts";
 import { DataTable } from "../../components/DataTable.tsx";
 import { EmptyState } from "../../components/EmptyState.tsx";
 import { Field } from "../../components/Field.tsx";
+import { FormButtons } from "../../components/FormButtons.tsx";
 import { FormError } from "../../components/FormError.tsx";
 import { errorUnder } from "../../components/field-errors.ts";
 import { SelectField } from "../../components/SelectField.tsx";
@@ -144,11 +145,7 @@ export function QueryEvents() {
 					)}
 				</Field>
 				<FormError error={error} fields={shownFields} />
-				<div class="page-actions">
-					<button type="submit" class="button primary">
-						Run query
-					</button>
-				</div>
+				<FormButtons submitLabel="Run query" />
 			</form>
 			{query.pagination?.total === 0 ? (
 				<EmptyState title={Object.keys(parameters).length > 0 ? "No events match this query" : "No EPCIS events yet"}>

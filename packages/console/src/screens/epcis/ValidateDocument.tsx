@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { CheckboxGroup } from "../../components/CheckboxGroup.tsx";
 import { Field } from "../../components/Field.tsx";
+import { FormButtons } from "../../components/FormButtons.tsx";
 import { FormError } from "../../components/FormError.tsx";
 import { errorUnder, fieldsShownUnder } from "../../components/field-errors.ts";
 import { upload } from "../../upload.ts";
@@ -82,11 +83,7 @@ export function ValidateDocument() {
 				</div>
 				{progress !== null ? <progress value={progress} max={1} aria-label="Upload progress" /> : null}
 				<FormError error={error} fields={fieldsShownUnder(error, FIELDS)} />
-				<div class="page-actions">
-					<button type="submit" class="button primary" disabled={busy}>
-						Validate
-					</button>
-				</div>
+				<FormButtons submitLabel="Validate" busy={busy} />
 			</form>
 			{result ? <ValidationReport result={result} /> : null}
 		</section>

@@ -8,13 +8,21 @@ import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { ErrorNote } from "../../components/ErrorNote.tsx";
 import { NotFound } from "../../components/NotFound.tsx";
 import { Page } from "../../components/Page.tsx";
+import { SecretBox } from "../../components/SecretBox.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
 import { formatDate, formatDuration } from "../../format.ts";
 import { Link, navigate } from "../../router.tsx";
 import type { RouteParams } from "../../routes.tsx";
 import { DeliveriesLog } from "./DeliveriesLog.tsx";
 import { useWebhookStats } from "./use-webhook-stats.ts";
+import { WebhookForm } from "./WebhookForm.tsx";
 import { endpointStatus, type WebhookEndpoint, type WebhookTestResult } from "./webhook.ts";
+
+/** A signing secret made in the browser (Web Crypto), in the `whsec_` form the server generates. */
+function generateSecret(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(32));
+	return `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
 
 function TestOutcome({ result }: { result: WebhookTestResult }) {
 	const answered = result.response_status !== null ? `HTTP ${result.response_status}` : "no response";
@@ -36,6 +44,9 @@ export function WebhookDetailScreen({ params }: { params: RouteParams }) {
 	const [test, setTest] = useState<WebhookTestResult | null>(null);
 	const [version, setVersion] = useState(0);
 	const [deleting, setDeleting] = useState(false);
+	const [editing, setEditing] = useState(false);
+	const [rotating, setRotating] = useState(false);
+	const [newSecret, setNewSecret] = useState<string | null>(null);
 	const stats = useWebhookStats(version).get(params.id ?? "");
 	useEffect(() => {
 		api
@@ -65,6 +76,12 @@ export function WebhookDetailScreen({ params }: { params: RouteParams }) {
 			const answer = await api.patch<{ data: WebhookEndpoint }>(path, { active });
 			setEndpoint(answer.data);
 		});
+	const rotateSecret = () =>
+		act(async () => {
+			const secret = generateSecret();
+			await api.patch(path, { secret });
+			setNewSecret(secret);
+		});
 	const remove = () =>
 		act(async () => {
 			await api.delete(path);
@@ -91,6 +108,12 @@ export function WebhookDetailScreen({ params }: { params: RouteParams }) {
 					<button type="button" class="button primary" disabled={busy} onClick={sendTest}>
 						Send test event
 					</button>
+					<button type="button" class="button" disabled={busy || editing} onClick={() => setEditing(true)}>
+						Edit
+					</button>
+					<button type="button" class="button" disabled={busy} onClick={() => setRotating(true)}>
+						Rotate secret
+					</button>
 					<button type="button" class="button" disabled={busy} onClick={() => setActive(!endpoint.active)}>
 						{endpoint.active ? "Deactivate" : "Activate"}
 					</button>
@@ -100,6 +123,17 @@ export function WebhookDetailScreen({ params }: { params: RouteParams }) {
 				</>
 			}
 		>
+			{newSecret ? <SecretBox label="New signing secret" secret={newSecret} /> : null}
+			{editing ? (
+				<WebhookForm<WebhookEndpoint>
+					endpoint={endpoint}
+					onDone={(updated) => {
+						setEndpoint(updated);
+						setEditing(false);
+					}}
+					onCancel={() => setEditing(false)}
+				/>
+			) : null}
 			{test ? <TestOutcome result={test} /> : null}
 			<ErrorNote error={actionError} />
 			{endpoint.disabled_reason ? (
@@ -145,6 +179,22 @@ export function WebhookDetailScreen({ params }: { params: RouteParams }) {
 				</section>
 			</div>
 			<DeliveriesLog endpointId={endpoint.id} version={version} />
+			<ConfirmDialog
+				open={rotating}
+				title="Rotate the signing secret?"
+				confirmLabel="Rotate secret"
+				busy={busy}
+				onConfirm={() => {
+					setRotating(false);
+					rotateSecret();
+				}}
+				onCancel={() => setRotating(false)}
+			>
+				<p>
+					Every later delivery, retries included, is signed with a new secret, shown once. Update your receiver with it
+					right away: until then it rejects the deliveries.
+				</p>
+			</ConfirmDialog>
 			<ConfirmDialog
 				open={deleting}
 				title="Delete this webhook endpoint?"

@@ -2,39 +2,32 @@
  * The tenant's webhook endpoints (`GET /v1/webhook-endpoints`) with their delivery stats;
  * adding one shows its signing secret once. Each endpoint links to its deliveries log.
  */
-import { useState } from "preact/hooks";
 import { DataTable } from "../../components/DataTable.tsx";
 import { EmptyState } from "../../components/EmptyState.tsx";
 import { ErrorNote } from "../../components/ErrorNote.tsx";
 import { Page } from "../../components/Page.tsx";
 import { SecretBox } from "../../components/SecretBox.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { useCreateFlow } from "../../components/use-create-flow.ts";
 import { formatDate, formatDuration } from "../../format.ts";
 import { Link } from "../../router.tsx";
 import { usePagedList } from "../../use-paged-list.ts";
-import { CreateWebhookForm } from "./CreateWebhookForm.tsx";
 import { useWebhookStats } from "./use-webhook-stats.ts";
+import { WebhookForm } from "./WebhookForm.tsx";
 import { type CreatedWebhookEndpoint, endpointStatus, type WebhookEndpoint } from "./webhook.ts";
 
 export function WebhooksScreen() {
 	const list = usePagedList<WebhookEndpoint>("/v1/webhook-endpoints");
 	const stats = useWebhookStats(list.rows);
-	const [creating, setCreating] = useState(false);
-	const [created, setCreated] = useState<CreatedWebhookEndpoint | null>(null);
+	const flow = useCreateFlow<CreatedWebhookEndpoint>(list.reload);
+	const created = flow.created;
 	return (
 		<Page
 			title="Webhooks"
 			lead="as2kit posts an event to your endpoints when a message is sent, delivered, fails or arrives."
 			actions={
-				creating ? null : (
-					<button
-						type="button"
-						class="button primary"
-						onClick={() => {
-							setCreating(true);
-							setCreated(null);
-						}}
-					>
+				flow.creating ? null : (
+					<button type="button" class="button primary" onClick={flow.open}>
 						Add an endpoint
 					</button>
 				)
@@ -49,16 +42,7 @@ export function WebhooksScreen() {
 					</p>
 				</div>
 			) : null}
-			{creating ? (
-				<CreateWebhookForm
-					onCreated={(endpoint) => {
-						setCreated(endpoint);
-						setCreating(false);
-						list.reload();
-					}}
-					onCancel={() => setCreating(false)}
-				/>
-			) : null}
+			{flow.creating ? <WebhookForm<CreatedWebhookEndpoint> onDone={flow.done} onCancel={flow.cancel} /> : null}
 			<ErrorNote error={list.error} />
 			{list.pagination?.total === 0 ? (
 				<EmptyState title="No webhook endpoints yet">
