@@ -75,4 +75,32 @@ describe("console API keys in Chromium", () => {
 		expect((await call(harness.server.base, "GET", "/v1/partners", { token: key })).status).toBe(401);
 		await context.close();
 	});
+
+	it("creates an account key restricted to one of the account's tenants", async () => {
+		const user = await registerUser(harness);
+		const second = await call(harness.server.base, "POST", "/v1/tenants", {
+			token: user.token,
+			body: { name: "Second Plant" },
+		});
+		expect(second.status, second.text).toBe(201);
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click();
+		await page.getByRole("button", { name: "Create an API key" }).click();
+		const form = page.getByRole("form", { name: "Create an API key" });
+		await form.getByLabel("Name").fill("Plant two reporting");
+		await form.getByLabel("Scope").selectOption("account");
+		await form.getByRole("group", { name: "Restrict to tenants" }).getByLabel("Second Plant").check();
+		// Account permissions are offered only for an account key.
+		await form.getByRole("group", { name: "Permissions" }).getByLabel("tenants:read").check();
+		await form.getByRole("button", { name: "Create key" }).click();
+		const key =
+			(await page.getByRole("region", { name: "API key Plant two reporting" }).locator("code").textContent()) ?? "";
+		expect(key).toMatch(/^pk_test_/);
+		await page.getByRole("row").filter({ hasText: "Account, only Second Plant" }).waitFor();
+		await axe(page);
+		const listed = await call(harness.server.base, "GET", "/v1/api-keys", { token: user.token });
+		expect(listed.json.data[0]).toMatchObject({ scope: "account", allowed_tenant_ids: [second.json.data.id] });
+		await context.close();
+	});
 });
