@@ -20,7 +20,7 @@ describe("console webhooks in Chromium", () => {
 		await harness?.stop();
 	});
 
-	it("adds a webhook endpoint (secret shown once), sends a signed test delivery, shows its response and redelivers", async () => {
+	it("adds an endpoint (secret shown once), test-delivers signed, logs responses, redelivers, edits, rotates, deactivates, deletes", async () => {
 		const receiver = await startReceiver();
 		try {
 			const user = await registerUser(harness);
@@ -105,12 +105,27 @@ describe("console webhooks in Chromium", () => {
 			expect(last.headers["x-signature"]).toBe(createHmac("sha256", newSecret).update(last.body).digest("hex"));
 			await axe(page);
 
+			// Deactivated, it says so; activated again, it is active.
+			await page.getByRole("button", { name: "Deactivate" }).click();
+			await page.getByRole("definition").getByText("inactive").waitFor();
+			await page.getByRole("button", { name: "Activate", exact: true }).click();
+			await page.getByRole("definition").getByText("active", { exact: true }).waitFor();
+
 			await page.getByRole("link", { name: "All webhook endpoints" }).click();
 			const listed = page.getByRole("row").filter({ hasText: receiver.url });
 			const rate = listed.getByRole("cell").nth(4);
 			await expect.poll(async () => Number.parseFloat((await rate.textContent()) ?? "")).toBeLessThan(100);
 			await axe(page);
 			await screenshot(page, "webhooks");
+
+			await listed.getByRole("link").click();
+			await page.getByRole("button", { name: "Delete" }).click();
+			await page
+				.getByRole("dialog", { name: "Delete this webhook endpoint?" })
+				.getByRole("button", { name: "Delete endpoint" })
+				.click();
+			await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+			await page.getByText("No webhook endpoints yet").waitFor();
 			await context.close();
 		} finally {
 			await receiver.stop();
