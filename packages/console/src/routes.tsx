@@ -7,10 +7,15 @@ import type { FunctionComponent } from "preact";
 import { ApiKeysScreen } from "./screens/api-keys/ApiKeysScreen.tsx";
 import { CertificatesScreen } from "./screens/certificates/CertificatesScreen.tsx";
 import { EpcisScreen } from "./screens/epcis/EpcisScreen.tsx";
+import { MasterPartnerScreen } from "./screens/master-partners/MasterPartnerScreen.tsx";
+import { MasterPartnersScreen } from "./screens/master-partners/MasterPartnersScreen.tsx";
+import { NewMasterPartnerScreen } from "./screens/master-partners/NewMasterPartnerScreen.tsx";
 import { MessageDetailScreen } from "./screens/messages/MessageDetailScreen.tsx";
 import { MessagesScreen } from "./screens/messages/MessagesScreen.tsx";
 import { SendMessageScreen } from "./screens/messages/SendMessageScreen.tsx";
 import { OverviewScreen } from "./screens/overview/OverviewScreen.tsx";
+import { NewPartnerScreen } from "./screens/partners/NewPartnerScreen.tsx";
+import { PartnerScreen } from "./screens/partners/PartnerScreen.tsx";
 import { PartnersScreen } from "./screens/partners/PartnersScreen.tsx";
 import { WebhookDetailScreen } from "./screens/webhooks/WebhookDetailScreen.tsx";
 import { WebhooksScreen } from "./screens/webhooks/WebhooksScreen.tsx";
@@ -23,6 +28,11 @@ export const routes: { pattern: string; screen: FunctionComponent<{ params: Rout
 	{ pattern: "messages/new", screen: SendMessageScreen },
 	{ pattern: "messages/:id", screen: MessageDetailScreen },
 	{ pattern: "partners", screen: PartnersScreen },
+	{ pattern: "partners/new", screen: NewPartnerScreen },
+	{ pattern: "partners/master", screen: MasterPartnersScreen },
+	{ pattern: "partners/master/new", screen: NewMasterPartnerScreen },
+	{ pattern: "partners/master/:id", screen: MasterPartnerScreen },
+	{ pattern: "partners/:id", screen: PartnerScreen },
 	{ pattern: "certificates", screen: CertificatesScreen },
 	{ pattern: "webhooks", screen: WebhooksScreen },
 	{ pattern: "webhooks/:id", screen: WebhookDetailScreen },

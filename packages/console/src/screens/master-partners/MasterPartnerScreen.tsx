@@ -1,0 +1,146 @@
+/**
+ * One master partner: its settings for the whole account (a change reaches every tenant that
+ * does not override that field), its certificates, and a way to the tenant's inherited view,
+ * where the tenant's overrides are kept.
+ */
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { type ApiError, api } from "../../api.ts";
+import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
+import { ErrorNote } from "../../components/ErrorNote.tsx";
+import { NotFound } from "../../components/NotFound.tsx";
+import { Page } from "../../components/Page.tsx";
+import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { formatDate } from "../../format.ts";
+import { Link, navigate } from "../../router.tsx";
+import type { RouteParams } from "../../routes.tsx";
+import { CertificateTable } from "../partners/CertificateTable.tsx";
+import { PartnerForm } from "../partners/PartnerForm.tsx";
+import { securitySummary } from "../partners/PartnersScreen.tsx";
+import { NEW_PARTNER, valuesOf } from "../partners/partner-form-values.ts";
+import type { Certificate, Partner } from "../partners/partner-types.ts";
+import { masterPath, useAccountId } from "./use-account-id.ts";
+
+type MasterPartner = Partner & { certificates: Certificate[] };
+
+export function MasterPartnerScreen({ params }: { params: RouteParams }) {
+	const id = params.id ?? "";
+	const account = useAccountId();
+	const [partner, setPartner] = useState<MasterPartner | null>(null);
+	const [error, setError] = useState<ApiError | null>(null);
+	const [saved, setSaved] = useState<string | null>(null);
+	const [confirming, setConfirming] = useState(false);
+	const [version, setVersion] = useState(0);
+	const reload = useCallback(() => setVersion((n) => n + 1), []);
+	const accountId = account.accountId;
+	useEffect(() => {
+		if (!accountId) return;
+		api
+			.get<{ data: MasterPartner }>(masterPath(accountId, id))
+			.then((answer) => {
+				setPartner(answer.data);
+				setError(null);
+			})
+			.catch((failure: ApiError) => setError(failure));
+	}, [accountId, id, version]);
+	if (error?.status === 404) return <NotFound />;
+	if (!partner || !accountId) {
+		return (
+			<Page title="Master partner">
+				{error || account.error ? <ErrorNote error={error ?? account.error} /> : <p aria-busy="true">Loading…</p>}
+			</Page>
+		);
+	}
+	const remove = () =>
+		api
+			.delete(masterPath(accountId, partner.id))
+			.then(() => navigate("partners/master"))
+			.catch((failure: ApiError) => {
+				setConfirming(false);
+				setError(failure);
+			});
+	return (
+		<Page
+			title={partner.name}
+			lead={
+				<>
+					Master partner · <code>{partner.as2_id}</code> · {partner.url}
+				</>
+			}
+			actions={
+				<>
+					<Link class="button" to={`partners/${partner.id}`}>
+						View in this tenant
+					</Link>
+					<button type="button" class="button danger" onClick={() => setConfirming(true)}>
+						Delete master partner
+					</button>
+				</>
+			}
+		>
+			<p class="back-link">
+				<Link to="partners/master">← All master partners</Link>
+			</p>
+			<ErrorNote error={error} />
+			{saved ? (
+				<p class="notice" role="status">
+					{saved}
+				</p>
+			) : null}
+			<section class="card" aria-labelledby="master-summary">
+				<h2 id="master-summary">Summary</h2>
+				<dl class="facts">
+					<dt>State</dt>
+					<dd>
+						<StatusBadge status={partner.active ? "active" : "inactive"} />
+					</dd>
+					<dt>Security</dt>
+					<dd>{securitySummary(partner)}</dd>
+					<dt>MDN</dt>
+					<dd>{partner.mdn_mode}</dd>
+					<dt>Updated</dt>
+					<dd>{formatDate(partner.updated_at)}</dd>
+				</dl>
+			</section>
+			<section class="card" aria-labelledby="master-certificates">
+				<h2 id="master-certificates">Certificates</h2>
+				{partner.certificates.length === 0 ? (
+					<p class="empty-inline">No certificate on this master partner.</p>
+				) : (
+					<CertificateTable
+						caption={`Certificates of ${partner.name}`}
+						certificates={partner.certificates}
+						onChange={reload}
+						readOnly
+					/>
+				)}
+			</section>
+			<section class="card" aria-labelledby="master-settings">
+				<h2 id="master-settings">Settings for every tenant</h2>
+				<p class="field-hint">
+					A change reaches every tenant that does not override that setting; overrides are kept on each tenant's view.
+				</p>
+				<PartnerForm
+					key={partner.updated_at}
+					initial={valuesOf(partner, null)}
+					defaults={NEW_PARTNER}
+					submitLabel="Save for every tenant"
+					send={(body) => api.patch(masterPath(accountId, partner.id), body)}
+					onDone={() => {
+						setSaved("Saved for every tenant.");
+						reload();
+					}}
+				/>
+			</section>
+			<ConfirmDialog
+				open={confirming}
+				title={`Delete ${partner.name} for every tenant?`}
+				confirmLabel="Delete master partner"
+				danger
+				onCancel={() => setConfirming(false)}
+				onConfirm={remove}
+			>
+				<p>Every tenant loses this partner and its overrides; messages stay in the history.</p>
+			</ConfirmDialog>
+		</Page>
+	);
+}
