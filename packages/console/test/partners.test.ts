@@ -2,14 +2,18 @@
  * Partners, master partners and overrides in headless Chromium against the built server
  * (issue #19): create a partner from the UI with the API's field errors beside their fields,
  * upload its certificate and roll it over, edit it, validate and test it, read its statistics;
- * a master partner, its inherited view in the tenant, an override and its reset.
+ * a master partner, its inherited view in the tenant, an override and its reset; the
+ * Certificates screen: download the identity, roll it over with a PKCS#12, partner expiry.
  *
  * The partner URL is a loopback HTTP receiver this file starts (AS2_ALLOW_PRIVATE_TARGETS and
  * AS2_ALLOW_HTTP let the server reach it), so validate and test connect to nothing else.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testIdentity } from "../../as2-core/test/helpers/certs.ts";
 import { axe, type ConsoleHarness, call, registerUser, screenshot, signIn, startConsole } from "./browser-harness.ts";
 
 describe("console partners in Chromium", () => {
@@ -211,10 +215,62 @@ describe("console partners in Chromium", () => {
 		await page.getByText("This tenant uses the master partner's settings as they are.").waitFor();
 		await context.close();
 	});
+
+	it("downloads the identity, rolls it over with a PKCS#12 and shows partner certificates' expiry", async () => {
+		const user = await registerUser(harness);
+		const base = harness.server.base;
+		const partner = await call(base, "POST", "/v1/partners", {
+			token: user.token,
+			body: { name: "Initech", as2_id: `INITECH-${process.pid}`, url: receiverUrl },
+		});
+		expect(partner.status, partner.text).toBe(201);
+		const expired = await call(base, "POST", `/v1/partners/${partner.json.data.id}/certificates`, {
+			token: user.token,
+			body: { name: "Initech 2001", usage: "both", certificate: testIdentity("expired").certPem },
+		});
+		expect(expired.status, expired.text).toBe(201);
+		const identity = (await call(base, "GET", "/v1/certificates?type=identity", { token: user.token })).json.data[0];
+
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Certificates" }).click();
+		await page.getByRole("heading", { level: 1, name: "Certificates" }).waitFor();
+		const identities = page.getByRole("table", { name: "Identity certificates" });
+		await identities.getByText(identity.name).waitFor();
+
+		// The public certificate to give to partners, saved from the page (no URL carries the token).
+		const [download] = await Promise.all([
+			page.waitForEvent("download"),
+			page.getByRole("button", { name: `Download ${identity.name}` }).click(),
+		]);
+		const saved = await download.path();
+		expect(readFileSync(saved, "utf8")).toBe(identity.certificate_pem);
+
+		// Rollover: a wrong PKCS#12 password is shown at the file, then the right one adds a second active identity.
+		const alice = testIdentity("alice");
+		await page.getByLabel("Identity name").fill("Identity 2027");
+		await page.getByLabel("PKCS#12 file").setInputFiles(alice.p12Path);
+		await page.getByLabel("Password").fill("not the password");
+		await page.getByRole("button", { name: "Upload identity" }).click();
+		await expect.poll(() => page.getByLabel("PKCS#12 file").getAttribute("aria-invalid")).toBe("true");
+		await page.getByLabel("Password").fill("test-pass");
+		await page.getByRole("button", { name: "Upload identity" }).click();
+		await identities.getByText("Identity 2027").waitFor();
+		expect(await identities.getByText("active", { exact: true }).count()).toBe(2);
+
+		// Partner certificates: the expired one says so, and links to its partner.
+		const partnerCertificates = page.getByRole("table", { name: "Partner certificates" });
+		const row = partnerCertificates.getByRole("row").filter({ hasText: "Initech 2001" });
+		await row.getByText("expired", { exact: true }).waitFor();
+		await row.getByRole("link", { name: "Initech" }).waitFor();
+		await axe(page);
+		await screenshot(page, "certificates");
+		await context.close();
+	});
 });
 
 /** The text of the elements a control's aria-describedby names: its hint and error. */
-async function describedText(control: import("playwright-core").Locator): Promise<string> {
+async function describedText(control: Locator): Promise<string> {
 	return control.evaluate((element) =>
 		(element.getAttribute("aria-describedby") ?? "")
 			.split(" ")

@@ -11,8 +11,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog.tsx";
 import { DataTable } from "../../components/DataTable.tsx";
 import { ErrorNote } from "../../components/ErrorNote.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
-import { formatDate } from "../../format.ts";
-import { certificateState, daysLeft, pemFileName, saveText } from "./certificate-state.ts";
+import { certificateState, daysLeft, formatDay, pemFileName, saveText } from "./certificate-state.ts";
 import type { Certificate } from "./partner-types.ts";
 
 export function CertificateTable(props: {
@@ -69,7 +68,7 @@ export function CertificateTable(props: {
 						header: "Valid",
 						render: (c) => (
 							<>
-								{formatDate(c.not_before)} – {formatDate(c.expires_at)}
+								{formatDay(c.not_before)} – {formatDay(c.expires_at)}
 								<div class="cell-detail">
 									{daysLeft(c) > 0 ? `${daysLeft(c)} days left` : `expired ${-daysLeft(c)} days ago`}
 								</div>

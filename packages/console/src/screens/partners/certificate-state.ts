@@ -36,3 +36,11 @@ export function saveText(fileName: string, text: string, type = "application/x-p
 export function pemFileName(certificate: Certificate): string {
 	return `${certificate.name.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "") || certificate.id}.pem`;
 }
+
+const day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+
+/** A validity bound as a day: the time of day of a certificate's validity says little. */
+export function formatDay(value: string): string {
+	const date = new Date(value);
+	return Number.isNaN(date.getTime()) ? value : day.format(date);
+}
