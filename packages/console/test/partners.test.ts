@@ -180,8 +180,13 @@ describe("console partners in Chromium", () => {
 		await page.getByLabel("Name", { exact: true }).fill("Globex Wholesale");
 		await page.getByLabel("AS2 ID").fill(`GLOBEX-${process.pid}`);
 		await page.getByLabel("URL").fill(receiverUrl);
+		const profile = page.getByLabel("Compatibility profile");
+		await expect.poll(() => profile.locator("option").count()).toBeGreaterThan(2);
+		const [profileName] = await profile.selectOption({ index: 2 });
 		await page.getByRole("button", { name: "Create master partner" }).click();
 		await page.getByRole("heading", { level: 1, name: "Globex Wholesale" }).waitFor();
+		// The master's own view has no compatibility group: the form shows it from the tenant's inherited view.
+		expect(await page.getByLabel("Compatibility profile").inputValue()).toBe(profileName);
 		await axe(page);
 		await screenshot(page, "master-partner");
 

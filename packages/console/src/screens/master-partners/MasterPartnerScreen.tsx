@@ -16,8 +16,9 @@ import type { RouteParams } from "../../routes.tsx";
 import { CertificateTable } from "../partners/CertificateTable.tsx";
 import { PartnerForm } from "../partners/PartnerForm.tsx";
 import { securitySummary } from "../partners/PartnersScreen.tsx";
-import { NEW_PARTNER, valuesOf } from "../partners/partner-form-values.ts";
+import { NEW_PARTNER, SWITCHES, valuesOf } from "../partners/partner-form-values.ts";
 import type { Certificate, Partner } from "../partners/partner-types.ts";
+import { usePartner } from "../partners/use-partner.ts";
 import { masterPath, useAccountId } from "./use-account-id.ts";
 
 type MasterPartner = Partner & { certificates: Certificate[] };
@@ -32,8 +33,12 @@ export function MasterPartnerScreen({ params }: { params: RouteParams }) {
 	const [version, setVersion] = useState(0);
 	const reload = useCallback(() => setVersion((n) => n + 1), []);
 	const accountId = account.accountId;
+	// The master's own view lacks the compatibility and HTTP groups; the tenant's inherited view
+	// has them, and shows the master's values wherever the tenant does not override them.
+	const inherited = usePartner(id);
 	useEffect(() => {
 		if (!accountId) return;
+		if (version > 0) inherited.reload();
 		api
 			.get<{ data: MasterPartner }>(masterPath(accountId, id))
 			.then((answer) => {
@@ -43,13 +48,31 @@ export function MasterPartnerScreen({ params }: { params: RouteParams }) {
 			.catch((failure: ApiError) => setError(failure));
 	}, [accountId, id, version]);
 	if (error?.status === 404) return <NotFound />;
-	if (!partner || !accountId) {
+	if (!partner || !accountId || (!inherited.partner && !inherited.error)) {
 		return (
 			<Page title="Master partner">
 				{error || account.error ? <ErrorNote error={error ?? account.error} /> : <p aria-busy="true">Loading…</p>}
 			</Page>
 		);
 	}
+	const initial = valuesOf(partner, null);
+	const overridden = Object.keys(inherited.partner?.override_settings ?? {});
+	const unknown = {
+		compatibility:
+			!inherited.partner || overridden.includes("compatibility")
+				? "This tenant overrides the compatibility settings, so the master's cannot be shown here: reset the tenant's overrides (View in this tenant) to see and change them."
+				: undefined,
+		http:
+			!inherited.configuration || overridden.includes("http")
+				? "This tenant overrides the HTTP authentication, so the master's cannot be shown here: reset the tenant's overrides to see and change it."
+				: undefined,
+	};
+	if (inherited.partner && !unknown.compatibility) {
+		const seen = valuesOf(inherited.partner, inherited.configuration);
+		for (const name of ["profile", ...SWITCHES.map((s) => s.name)]) initial[name] = seen[name] ?? "";
+	}
+	if (inherited.configuration && !unknown.http)
+		initial.auth_username = inherited.configuration.http.auth?.username ?? "";
 	const remove = () =>
 		api
 			.delete(masterPath(accountId, partner.id))
@@ -120,8 +143,9 @@ export function MasterPartnerScreen({ params }: { params: RouteParams }) {
 					A change reaches every tenant that does not override that setting; overrides are kept on each tenant's view.
 				</p>
 				<PartnerForm
-					key={partner.updated_at}
-					initial={valuesOf(partner, null)}
+					key={partner.updated_at + String(inherited.partner?.updated_at)}
+					initial={initial}
+					unknownGroups={unknown}
 					defaults={NEW_PARTNER}
 					submitLabel="Save for every tenant"
 					send={(body) => api.patch(masterPath(accountId, partner.id), body)}

@@ -46,6 +46,8 @@ export function PartnerForm<T>(props: {
 	onCancel?: () => void;
 	/** Per field, what to say about where its value comes from (inherited or overridden). */
 	origin?: (field: string) => ComponentChildren;
+	/** Groups whose current values are not known here (a master partner's): left out, with why. */
+	unknownGroups?: { compatibility?: string; http?: string };
 	/** When nothing changed (an edit): say so instead of sending an empty PATCH. */
 	noChangeMessage?: string;
 }) {
@@ -111,21 +113,23 @@ export function PartnerForm<T>(props: {
 				/>
 			</FieldGroup>
 			<FieldGroup legend="Security" lead="What messages to this partner get, and what the partner must send.">
-				<Toggle label="Sign" name="sign" initial={start.sign === "true"} error={error("sign")} hint={hint("sign")} />
-				<Toggle
-					label="Encrypt"
-					name="encrypt"
-					initial={start.encrypt === "true"}
-					error={error("encrypt")}
-					hint={hint("encrypt")}
-				/>
-				<Toggle
-					label="Compress"
-					name="compress"
-					initial={start.compress === "true"}
-					error={error("compress")}
-					hint={hint("compress")}
-				/>
+				<div class="toggle-row">
+					<Toggle label="Sign" name="sign" initial={start.sign === "true"} error={error("sign")} hint={hint("sign")} />
+					<Toggle
+						label="Encrypt"
+						name="encrypt"
+						initial={start.encrypt === "true"}
+						error={error("encrypt")}
+						hint={hint("encrypt")}
+					/>
+					<Toggle
+						label="Compress"
+						name="compress"
+						initial={start.compress === "true"}
+						error={error("compress")}
+						hint={hint("compress")}
+					/>
+				</div>
 				<Choice
 					label="Signing algorithm"
 					name="sign_algorithm"
@@ -157,58 +161,68 @@ export function PartnerForm<T>(props: {
 					]}
 				/>
 			</FieldGroup>
-			<FieldGroup
-				legend="Compatibility"
-				lead="A profile adapts messages to a partner's AS2 product; a switch set here wins over the profile."
-			>
-				<Choice
-					label="Compatibility profile"
-					name="profile"
-					initial={start.profile ?? ""}
-					error={error("compatibility.profile")}
-					hint={hint("compatibility", profiles.find((p) => p.name === start.profile)?.description)}
-					options={[["", "None (strict RFC)"], ...profiles.map((p): [string, string] => [p.name, p.name])]}
-				/>
-				{SWITCHES.map((s) => (
+			{props.unknownGroups?.compatibility ? (
+				<FieldGroup legend="Compatibility" lead={props.unknownGroups.compatibility} />
+			) : (
+				<FieldGroup
+					legend="Compatibility"
+					lead="A profile adapts messages to a partner's AS2 product; a switch set here wins over the profile."
+				>
 					<Choice
-						key={s.name}
-						label={s.label}
-						name={s.name}
-						initial={start[s.name] ?? ""}
-						error={error(`compatibility.${s.name}`)}
-						options={[
-							[
-								"",
-								profileSwitches
-									? `Follow the profile (${bool(String(profileSwitches[s.name]))})`
-									: "Follow the profile",
-							],
-							...s.values.map((value): [string, string] => [value, bool(value)]),
-						]}
+						label="Compatibility profile"
+						name="profile"
+						initial={start.profile ?? ""}
+						error={error("compatibility.profile")}
+						hint={hint("compatibility", profiles.find((p) => p.name === start.profile)?.description)}
+						options={[["", "None (strict RFC)"], ...profiles.map((p): [string, string] => [p.name, p.name])]}
 					/>
-				))}
-			</FieldGroup>
-			<FieldGroup
-				legend="HTTP authentication"
-				lead="Basic credentials the partner's server asks for; leave the user name empty for none."
-			>
-				<Field
-					label="User name"
-					name="auth_username"
-					autoComplete="off"
-					defaultValue={start.auth_username ?? ""}
-					error={error("http.auth.username")}
-					hint={hint("http")}
-				/>
-				<Field
-					label="Password"
-					name="auth_password"
-					type="password"
-					autoComplete="new-password"
-					error={error("http.auth.password")}
-					hint={props.initial?.auth_username ? "Stored; type it again to change the user name or password." : undefined}
-				/>
-			</FieldGroup>
+					{SWITCHES.map((s) => (
+						<Choice
+							key={s.name}
+							label={s.label}
+							name={s.name}
+							initial={start[s.name] ?? ""}
+							error={error(`compatibility.${s.name}`)}
+							options={[
+								[
+									"",
+									profileSwitches
+										? `Follow the profile (${bool(String(profileSwitches[s.name]))})`
+										: "Follow the profile",
+								],
+								...s.values.map((value): [string, string] => [value, bool(value)]),
+							]}
+						/>
+					))}
+				</FieldGroup>
+			)}
+			{props.unknownGroups?.http ? (
+				<FieldGroup legend="HTTP authentication" lead={props.unknownGroups.http} />
+			) : (
+				<FieldGroup
+					legend="HTTP authentication"
+					lead="Basic credentials the partner's server asks for; leave the user name empty for none."
+				>
+					<Field
+						label="User name"
+						name="auth_username"
+						autoComplete="off"
+						defaultValue={start.auth_username ?? ""}
+						error={error("http.auth.username")}
+						hint={hint("http")}
+					/>
+					<Field
+						label="Password"
+						name="auth_password"
+						type="password"
+						autoComplete="new-password"
+						error={error("http.auth.password")}
+						hint={
+							props.initial?.auth_username ? "Stored; type it again to change the user name or password." : undefined
+						}
+					/>
+				</FieldGroup>
+			)}
 			<FormError error={form.error} fields={SHOWN_FIELDS} />
 			<div class="page-actions">
 				<button type="submit" class="button primary" disabled={form.busy}>

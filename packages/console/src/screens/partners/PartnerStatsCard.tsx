@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type ApiError, api } from "../../api.ts";
 import { BarChart } from "../../components/BarChart.tsx";
 import { ErrorNote } from "../../components/ErrorNote.tsx";
+import { Link } from "../../router.tsx";
 import type { PartnerStats } from "./partner-types.ts";
 
 const PERIODS = [
@@ -74,19 +75,21 @@ export function PartnerStatsCard({ partnerId }: { partnerId: string }) {
 						</div>
 					</dl>
 					{stats.messages.total === 0 ? (
-						<p class="field-hint">
-							No messages with this partner in the last {period.replace("d", " days")}: send one from Messages.
+						<p class="empty-inline">
+							No messages with this partner in the last {period.replace("d", " days")}: send one from{" "}
+							<Link to="messages/new">Send a message</Link>.
 						</p>
-					) : null}
-					<BarChart
-						caption={`Messages per day, last ${period.replace("d", " days")}`}
-						labels={days.map((d) => d.date)}
-						series={[
-							{ name: "Sent", tone: "accent", values: days.map((d) => d.sent) },
-							{ name: "Received", tone: "good", values: days.map((d) => d.received) },
-							{ name: "Failed", tone: "bad", overlay: true, values: days.map((d) => d.failures) },
-						]}
-					/>
+					) : (
+						<BarChart
+							caption={`Messages per day, last ${period.replace("d", " days")}`}
+							labels={days.map((d) => d.date)}
+							series={[
+								{ name: "Sent", tone: "accent", values: days.map((d) => d.sent) },
+								{ name: "Received", tone: "good", values: days.map((d) => d.received) },
+								{ name: "Failed", tone: "bad", overlay: true, values: days.map((d) => d.failures) },
+							]}
+						/>
+					)}
 				</>
 			) : null}
 		</section>

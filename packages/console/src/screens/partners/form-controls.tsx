@@ -68,12 +68,12 @@ export function Toggle(props: {
 }
 
 /** A titled group of controls (`fieldset` + `legend`: screen readers name the group). */
-export function FieldGroup(props: { legend: string; lead?: ComponentChildren; children: ComponentChildren }) {
+export function FieldGroup(props: { legend: string; lead?: ComponentChildren; children?: ComponentChildren }) {
 	return (
 		<fieldset class="field-group">
 			<legend>{props.legend}</legend>
 			{props.lead ? <p class="field-hint">{props.lead}</p> : null}
-			<div class="form-row">{props.children}</div>
+			{props.children ? <div class="form-row">{props.children}</div> : null}
 		</fieldset>
 	);
 }

@@ -78,7 +78,8 @@ const switchValue = (value: string): string | boolean | null =>
  * algorithm, profile or switch is sent as null (back to the default or the profile).
  */
 export function partnerBody(values: FormValues, initial: FormValues | null): Record<string, unknown> {
-	const changed = (name: string) => (initial ? values[name] !== initial[name] : values[name] !== "");
+	// A group the form left out sends nothing: absent is not "cleared".
+	const changed = (name: string) => name in values && (initial ? values[name] !== initial[name] : values[name] !== "");
 	const body: Record<string, unknown> = {};
 	for (const name of TEXTS) {
 		if (name === "as2_id" && initial) continue; // the AS2 id is fixed once messages name it
@@ -89,7 +90,8 @@ export function partnerBody(values: FormValues, initial: FormValues | null): Rec
 	if (changed("profile")) compatibility.profile = values.profile || null;
 	for (const { name } of SWITCHES) if (changed(name)) compatibility[name] = switchValue(values[name] ?? "");
 	if (Object.keys(compatibility).length > 0) body.compatibility = compatibility;
-	const username = values.auth_username ?? "";
+	const username = values.auth_username;
+	if (username === undefined) return body;
 	if (username === "" && initial?.auth_username) body.http = { auth: null };
 	else if (username !== "" && (changed("auth_username") || values.auth_password)) {
 		body.http = { auth: { username, password: values.auth_password ?? "" } };
