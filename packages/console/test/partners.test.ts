@@ -186,7 +186,7 @@ describe("console partners in Chromium", () => {
 		await page.getByRole("button", { name: "Create master partner" }).click();
 		await page.getByRole("heading", { level: 1, name: "Globex Wholesale" }).waitFor();
 		// The master's own view has no compatibility group: the form shows it from the tenant's inherited view.
-		expect(await page.getByLabel("Compatibility profile").inputValue()).toBe(profileName);
+		await expect.poll(() => page.getByLabel("Compatibility profile").inputValue()).toBe(profileName);
 		await axe(page);
 		await screenshot(page, "master-partner");
 
@@ -218,6 +218,13 @@ describe("console partners in Chromium", () => {
 			.getByRole("button", { name: "Reset to master" })
 			.click();
 		await page.getByText("This tenant uses the master partner's settings as they are.").waitFor();
+
+		// The list shows where each partner comes from.
+		await page.getByRole("link", { name: "← All partners" }).click();
+		const row = page.getByRole("table", { name: "Partners" }).getByRole("row").filter({ hasText: "Globex Wholesale" });
+		await row.getByText("Inherited", { exact: true }).waitFor();
+		await axe(page);
+		await screenshot(page, "partners");
 		await context.close();
 	});
 

@@ -130,22 +130,24 @@ export function PartnerForm<T>(props: {
 						hint={hint("compress")}
 					/>
 				</div>
-				<Choice
-					label="Signing algorithm"
-					name="sign_algorithm"
-					initial={start.sign_algorithm ?? ""}
-					error={error("sign_algorithm")}
-					hint={hint("sign_algorithm")}
-					options={[["", "Default (SHA256withRSA)"], ...SIGN_ALGORITHMS.map((a): [string, string] => [a, a])]}
-				/>
-				<Choice
-					label="Encryption algorithm"
-					name="encrypt_algorithm"
-					initial={start.encrypt_algorithm ?? ""}
-					error={error("encrypt_algorithm")}
-					hint={hint("encrypt_algorithm")}
-					options={[["", "Default (AES256_CBC)"], ...ENCRYPT_ALGORITHMS.map((a): [string, string] => [a, a])]}
-				/>
+				<div class="form-row span-all">
+					<Choice
+						label="Signing algorithm"
+						name="sign_algorithm"
+						initial={start.sign_algorithm ?? ""}
+						error={error("sign_algorithm")}
+						hint={hint("sign_algorithm")}
+						options={[["", "Default (SHA256withRSA)"], ...SIGN_ALGORITHMS.map((a): [string, string] => [a, a])]}
+					/>
+					<Choice
+						label="Encryption algorithm"
+						name="encrypt_algorithm"
+						initial={start.encrypt_algorithm ?? ""}
+						error={error("encrypt_algorithm")}
+						hint={hint("encrypt_algorithm")}
+						options={[["", "Default (AES256_CBC)"], ...ENCRYPT_ALGORITHMS.map((a): [string, string] => [a, a])]}
+					/>
+				</div>
 			</FieldGroup>
 			<FieldGroup legend="MDN" lead="The receipt the partner returns (RFC 4130 §7).">
 				<Choice
@@ -184,12 +186,7 @@ export function PartnerForm<T>(props: {
 							initial={start[s.name] ?? ""}
 							error={error(`compatibility.${s.name}`)}
 							options={[
-								[
-									"",
-									profileSwitches
-										? `Follow the profile (${bool(String(profileSwitches[s.name]))})`
-										: "Follow the profile",
-								],
+								["", profileSwitches ? `Profile (${bool(String(profileSwitches[s.name]))})` : "Profile"],
 								...s.values.map((value): [string, string] => [value, bool(value)]),
 							]}
 						/>
