@@ -53,7 +53,7 @@ function MasterPartnerList({ accountId }: { accountId: string }) {
 					type="search"
 					value={filters.search ?? ""}
 					error={list.error?.field("search")}
-					hint="Name or AS2 ID"
+					placeholder="Name or AS2 ID"
 				/>
 				<SelectField
 					label="State"

@@ -39,7 +39,7 @@ export function PartnersScreen() {
 					type="search"
 					value={filters.search ?? ""}
 					error={fieldError("search")}
-					hint="Name or AS2 ID"
+					placeholder="Name or AS2 ID"
 				/>
 				<SelectField
 					label="State"
