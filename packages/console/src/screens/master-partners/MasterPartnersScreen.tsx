@@ -51,7 +51,8 @@ function MasterPartnerList({ accountId }: { accountId: string }) {
 					label="Search"
 					name="search"
 					type="search"
-					value={filters.search ?? ""}
+					// Uncontrolled: a re-render (the list loading) must not undo what the user is typing.
+					defaultValue={filters.search ?? ""}
 					error={list.error?.field("search")}
 					placeholder="Name or AS2 ID"
 				/>

@@ -37,7 +37,8 @@ export function PartnersScreen() {
 					label="Search"
 					name="search"
 					type="search"
-					value={filters.search ?? ""}
+					// Uncontrolled: a re-render (the list loading) must not undo what the user is typing.
+					defaultValue={filters.search ?? ""}
 					error={fieldError("search")}
 					placeholder="Name or AS2 ID"
 				/>
