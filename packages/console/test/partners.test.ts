@@ -185,6 +185,15 @@ describe("console partners in Chromium", () => {
 		const [profileName] = await profile.selectOption({ index: 2 });
 		await page.getByRole("button", { name: "Create master partner" }).click();
 		await page.getByRole("heading", { level: 1, name: "Globex Wholesale" }).waitFor();
+		// A master partner's certificate serves every tenant.
+		await page.getByLabel("Certificate name").fill("Globex 2026");
+		await page.getByLabel("Certificate file").setInputFiles({
+			name: "globex.pem",
+			mimeType: "application/x-pem-file",
+			buffer: Buffer.from(certificatePem),
+		});
+		await page.getByRole("button", { name: "Upload certificate" }).click();
+		await page.getByRole("table", { name: "Certificates of Globex Wholesale" }).getByText("Globex 2026").waitFor();
 		// The master's own view has no compatibility group: the form shows it from the tenant's inherited view.
 		await expect.poll(() => page.getByLabel("Compatibility profile").inputValue()).toBe(profileName);
 		await axe(page);
@@ -193,6 +202,8 @@ describe("console partners in Chromium", () => {
 		// The tenant's view: inherited, every setting marked as coming from the master.
 		await page.getByRole("link", { name: "View in this tenant" }).click();
 		await page.getByRole("heading", { level: 2, name: "Overrides" }).waitFor();
+		await page.getByRole("table", { name: "Certificates of Globex Wholesale" }).getByText("Globex 2026").waitFor();
+		expect(await page.getByRole("button", { name: "Delete Globex 2026" }).count()).toBe(0);
 		await page.getByText("This tenant uses the master partner's settings as they are.").waitFor();
 		const mdnMode = page.getByLabel("MDN mode");
 		await expect.poll(() => describedText(mdnMode)).toMatch(/Inherited from the master partner/);

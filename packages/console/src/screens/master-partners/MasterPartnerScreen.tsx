@@ -14,6 +14,7 @@ import { formatDate } from "../../format.ts";
 import { Link, navigate } from "../../router.tsx";
 import type { RouteParams } from "../../routes.tsx";
 import { CertificateTable } from "../partners/CertificateTable.tsx";
+import { CertificateUpload } from "../partners/CertificateUpload.tsx";
 import { PartnerForm } from "../partners/PartnerForm.tsx";
 import { securitySummary } from "../partners/PartnersScreen.tsx";
 import { NEW_PARTNER, SWITCHES, valuesOf } from "../partners/partner-form-values.ts";
@@ -126,16 +127,20 @@ export function MasterPartnerScreen({ params }: { params: RouteParams }) {
 			</section>
 			<section class="card" aria-labelledby="master-certificates">
 				<h2 id="master-certificates">Certificates</h2>
+				<p class="field-hint">
+					Every tenant uses these to verify this partner's signatures and to encrypt to it. To roll over, upload the new
+					one: both stay active until you deactivate the old.
+				</p>
 				{partner.certificates.length === 0 ? (
-					<p class="empty-inline">No certificate on this master partner.</p>
+					<p class="empty-inline">No certificate yet: upload the one the partner sent you.</p>
 				) : (
 					<CertificateTable
 						caption={`Certificates of ${partner.name}`}
 						certificates={partner.certificates}
 						onChange={reload}
-						readOnly
 					/>
 				)}
+				<CertificateUpload partnerId={partner.id} onDone={reload} />
 			</section>
 			<section class="card" aria-labelledby="master-settings">
 				<h2 id="master-settings">Settings for every tenant</h2>

@@ -115,7 +115,8 @@ export function PartnerScreen({ params }: { params: RouteParams }) {
 				</p>
 				{partner.certificates.length === 0 ? (
 					<p class="empty-inline">
-						No certificate yet{inherited ? " (the master partner has none)" : ": upload the one the partner sent you"}.
+						No certificate yet
+						{inherited ? " on the master partner: upload it there" : ": upload the one the partner sent you"}.
 					</p>
 				) : (
 					<CertificateTable
@@ -125,7 +126,14 @@ export function PartnerScreen({ params }: { params: RouteParams }) {
 						readOnly={inherited}
 					/>
 				)}
-				{inherited ? null : <CertificateUpload partnerId={partner.id} onDone={reload} />}
+				{inherited ? (
+					<p class="field-hint">
+						They belong to the master partner, for every tenant:{" "}
+						<Link to={`partners/master/${partner.master_partner_id ?? partner.id}`}>manage them there</Link>.
+					</p>
+				) : (
+					<CertificateUpload partnerId={partner.id} onDone={reload} />
+				)}
 			</section>
 			<PartnerChecks partnerId={partner.id} onTested={reload} />
 			{inherited ? <OverridesCard partner={partner} onChange={reload} /> : null}
