@@ -51,7 +51,7 @@ export function IdentityUpload({ onDone }: { onDone: () => void }) {
 					PEM certificate and key
 				</button>
 			</fieldset>
-			<div class="form-row align-top">
+			<div class="form-row top">
 				<Field label="Identity name" name="name" required error={error("name")} />
 				<SelectField
 					label="Usage"
@@ -64,7 +64,7 @@ export function IdentityUpload({ onDone }: { onDone: () => void }) {
 					]}
 				/>
 			</div>
-			<div class="form-row align-top">
+			<div class="form-row top">
 				{format === "pkcs12" ? (
 					<Field
 						label="PKCS#12 file"

@@ -24,7 +24,7 @@ export function CertificateUpload({ partnerId, onDone }: { partnerId: string; on
 	);
 	return (
 		<form ref={element} class="form" aria-label="Upload a certificate" onSubmit={form.submit} noValidate>
-			<div class="form-row align-top">
+			<div class="form-row top">
 				<Field label="Certificate name" name="name" required error={form.error?.field("name")} />
 				<SelectField
 					label="Usage"
