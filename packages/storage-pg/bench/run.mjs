@@ -1,0 +1,93 @@
+// `npm run bench -w @as2kit/storage-pg`: the storage side of one message, step by step
+// (storage-sqlite/bench/message-steps.mjs, the same calls as SQLite's bench), on a database
+// that already holds BENCH_ROWS messages, with the round trips each step makes and
+// PostgreSQL's own CPU. PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless
+// PG_TEST_URL is set. Reads the built package (dist/): `npm run build` first.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { prefill, report, runSteps } from "../../storage-sqlite/bench/message-steps.mjs";
+
+// BENCH_STORE_MODULE: another build of the package (a copy of dist/ from before a change), for A/B pairs.
+const { createPgStore } = await import(process.env.BENCH_STORE_MODULE ?? "../dist/index.js");
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const COUNT = Number(process.env.BENCH_MESSAGES ?? 300);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+let cluster = null;
+let url = process.env.PG_TEST_URL ?? null;
+if (!url) {
+	const bin = findPostgresBin();
+	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
+	cluster = await startCluster(bin);
+	url = cluster.url;
+}
+
+/** CPU microseconds of the cluster's processes (0 for a server of PG_TEST_URL: not visible). */
+function postgresCpuUs() {
+	if (!cluster) return 0;
+	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+	let ticks = 0;
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
+			if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
+				ticks += Number(fields[11]) + Number(fields[12]);
+		} catch {
+			// The process ended between the listing and the read.
+		}
+	}
+	return ticks * 10_000;
+}
+
+/** Counts the queries every pooled client sends (one round trip each). */
+function countRoundTrips() {
+	let queries = 0;
+	const query = pg.Client.prototype.query;
+	pg.Client.prototype.query = function (...args) {
+		queries++;
+		return query.apply(this, args);
+	};
+	return () => queries;
+}
+
+const database = `as2kit_storage_bench_${process.pid}`;
+const admin = new pg.Client({ connectionString: url });
+await admin.connect();
+await admin.query(`create database ${database}`);
+try {
+	const dbUrl = new URL(url);
+	dbUrl.pathname = `/${database}`;
+	const roundTrips = countRoundTrips();
+	const store = await createPgStore({ url: dbUrl.toString(), poolSize: 4 });
+	try {
+		const started = performance.now();
+		await prefill(store, ROWS);
+		console.log(`prefilled ${ROWS} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+		let before = { trips: 0, pgCpu: 0 };
+		const runs = [];
+		for (let r = 0; r < RUNS; r++) {
+			runs.push(
+				await runSteps(store, COUNT, {
+					beforeStep: () => {
+						before = { trips: roundTrips(), pgCpu: postgresCpuUs() };
+					},
+					afterStep: (_name, count) => ({
+						roundTrips: (roundTrips() - before.trips) / count,
+						pgCpuUs: (postgresCpuUs() - before.pgCpu) / count,
+					}),
+				}),
+			);
+		}
+		report(`storage-pg: µs per message step, ${COUNT} messages × ${RUNS} runs on ${ROWS} rows`, runs);
+	} finally {
+		await store.close();
+	}
+} finally {
+	await admin.query(`drop database if exists ${database} with (force)`);
+	await admin.end();
+	cluster?.stop();
+}
