@@ -115,6 +115,47 @@ export const partnerTests = {
 		expect(await store.partners.deleteOverride("tnt_000001", "prt_master_000001")).toBe(false);
 		expect(await store.partners.getOverride("tnt_000001", "prt_master_000001")).toBeNull();
 	},
+	// Issue #20: the reads every message makes are plain SQL in the adapters; they must return
+	// every column as the rest of the port writes and reads it (dates, JSON, booleans, nulls).
+	"partners, certificates - the per-message reads return whole records, the override's columns apart": async ({
+		store,
+	}) => {
+		const status = { lastTest: at(5), lastTestResult: "success" as const, responseTimeMs: 12 };
+		await store.partners.create(partner("prt_000001", { as2Id: "OWN", connectionStatus: status }));
+		await store.partners.create(partner("prt_master_000001", { tenantId: null, as2Id: "HUB", createdAt: at(2) }));
+		const override = {
+			tenantId: "tnt_000001",
+			masterPartnerId: "prt_master_000001",
+			name: "Hub (ACME view)",
+			active: false,
+			settings: { url: "https://tenant.example/as2", connection: { timeout_seconds: 30 } },
+			createdAt: at(3),
+			updatedAt: at(4),
+		};
+		await store.partners.putOverride(override);
+		const own = { partner: partner("prt_000001", { as2Id: "OWN", connectionStatus: status }), override: null };
+		const master = {
+			partner: partner("prt_master_000001", { tenantId: null, as2Id: "HUB", createdAt: at(2) }),
+			override,
+		};
+		expect(await store.partners.findVisible("tnt_000001", "acc_000001", "prt_000001")).toEqual(own);
+		expect(await store.partners.findVisible("tnt_000001", "acc_000001", "prt_master_000001")).toEqual(master);
+		expect(await store.partners.findVisibleByAs2Id("tnt_000001", "acc_000001", "HUB")).toEqual(master);
+		expect(await store.partners.findVisibleByAs2Id("tnt_000002", "acc_000001", "HUB")).toEqual({
+			...master,
+			override: null,
+		});
+		const full = certificate("cert_000001", {
+			chainPem: "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n",
+			privateKeySealed: "sealed",
+			expiringNotifiedAt: at(6),
+		});
+		const identity = certificate("cert_000002", { type: "identity", partnerId: null, usage: "signing" });
+		await store.certificates.create(full);
+		await store.certificates.create(identity);
+		expect(await store.certificates.listFor({ partnerId: "prt_000001" })).toEqual([full]);
+		expect(await store.certificates.listFor({ identityOf: "tnt_000001" })).toEqual([identity]);
+	},
 	"certificates - scoped by account, listed with filters, masters on request": async ({ store }) => {
 		await store.certificates.create(certificate("cert_000001", { createdAt: at(1) }));
 		await store.certificates.create(

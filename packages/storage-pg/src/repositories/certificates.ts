@@ -3,9 +3,17 @@ import { and, asc, count, desc, eq, isNull, lt, or, type SQL, sql } from "drizzl
 import type { Runner } from "../connection.ts";
 import { certificates } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
+import { rawTable } from "./pg-raw-table.ts";
 import { lockPlanLimits } from "./plan-limit-lock.ts";
 
 const toCertificate = (row: typeof certificates.$inferSelect): CertificateRecord => row as CertificateRecord;
+// Signing, encrypting and verifying read a partner's or a tenant's certificates several times
+// per message: prepared statements (pg-raw-table.ts), as storage-sqlite's listFor.
+const RAW = rawTable(certificates);
+const NEWEST_FIRST = `order by "not_before" desc, "created_at" desc, "id" desc`;
+const OF_PARTNER = `select ${RAW.columns} from "certificates" where "deleted_at" is null and "partner_id" = $1 ${NEWEST_FIRST}`;
+const IDENTITIES_OF = `select ${RAW.columns} from "certificates"
+	where "deleted_at" is null and "tenant_id" = $1 and "type" = 'identity' ${NEWEST_FIRST}`;
 const live = isNull(certificates.deletedAt);
 /** CertificateStore.soonestExpiries, grouped by owner (min() of a not-null column over a non-empty group). */
 const EXPIRY = {
@@ -62,18 +70,11 @@ export function createCertificateStore(runner: Runner): CertificateStore {
 				);
 			}),
 		listFor: async (owner) => {
-			const whose =
+			const rows =
 				"partnerId" in owner
-					? eq(certificates.partnerId, owner.partnerId)
-					: and(eq(certificates.tenantId, owner.identityOf), eq(certificates.type, "identity"));
-			const rows = await runner.run((db) =>
-				db
-					.select()
-					.from(certificates)
-					.where(and(live, whose))
-					.orderBy(desc(certificates.notBefore), desc(certificates.createdAt), desc(certificates.id)),
-			);
-			return rows.map(toCertificate);
+					? await runner.query<Record<string, unknown>>(OF_PARTNER, [owner.partnerId])
+					: await runner.query<Record<string, unknown>>(IDENTITIES_OF, [owner.identityOf]);
+			return rows.map((row) => toCertificate(RAW.fromRow(row)));
 		},
 		countUploaded: (accountId) =>
 			runner.atomic(async (db) => {

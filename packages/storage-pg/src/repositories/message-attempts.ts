@@ -2,13 +2,17 @@ import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/sto
 import { and, asc, eq, lte } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { messageAttempts } from "../schema.ts";
+import { rawTable } from "./pg-raw-table.ts";
 
+// Every transmission records its attempt: a prepared statement on the hot path (pg-raw-table.ts).
+const RAW = rawTable(messageAttempts);
+const CREATE = RAW.insertSql();
 const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
 
 export function createMessageAttemptStore(runner: Runner): MessageAttemptStore {
 	return {
 		create: async (attempt) => {
-			await runner.run((db) => db.insert(messageAttempts).values(attempt));
+			await runner.query(CREATE, RAW.toParams(attempt));
 		},
 		list: (tenantId, messageId) =>
 			runner

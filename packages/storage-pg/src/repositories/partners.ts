@@ -7,9 +7,10 @@ import type {
 	PartnerStore,
 } from "@as2kit/core/store";
 import { and, asc, count, eq, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { Db, Runner } from "../connection.ts";
+import type { Runner } from "../connection.ts";
 import { partnerOverrides, partners } from "../schema.ts";
 import { pageOf, totalOver, window } from "./pg-page.ts";
+import { rawTable } from "./pg-raw-table.ts";
 import { containsIgnoringCase } from "./pg-search.ts";
 import { lockPlanLimits } from "./plan-limit-lock.ts";
 
@@ -40,6 +41,24 @@ const toRow = (row: { partner: PartnerColumns; override: OverrideColumns | null 
 	override: row.override && toOverride(row.override),
 });
 
+// Every message reads its partner: prepared statements on the hot path (pg-raw-table.ts), as
+// storage-sqlite's. The override's columns are named apart (o_…) from the partner's.
+const PARTNERS = rawTable(partners);
+const OVERRIDES = rawTable(partnerOverrides);
+const VISIBLE = `select ${PARTNERS.aliasedColumns("p", "")}, ${OVERRIDES.aliasedColumns("o", "o_")} from "partners" "p"
+	left join "partner_overrides" "o" on "o"."master_partner_id" = "p"."id" and "o"."tenant_id" = $1`;
+const VISIBLE_TO = `("p"."tenant_id" = $1 or ("p"."tenant_id" is null and "p"."account_id" = $2)) and "p"."deleted_at" is null`;
+const VISIBLE_BY_ID = `${VISIBLE} where "p"."id" = $3 and ${VISIBLE_TO}`;
+const VISIBLE_BY_AS2_ID = `${VISIBLE} where "p"."as2_id" = $3 and ${VISIBLE_TO} order by "p"."tenant_id" is null limit 1`;
+
+/** A partner left-joined with its override (VISIBLE): null override columns where there is none. */
+function fromJoinRow(row: Record<string, unknown>): PartnerRow {
+	return toRow({
+		partner: PARTNERS.fromRow(row),
+		override: row.o_master_partner_id == null ? null : OVERRIDES.fromRow(row, "o_"),
+	});
+}
+
 const live = isNull(partners.deletedAt);
 const masterOf = (accountId: string) => and(isNull(partners.tenantId), eq(partners.accountId, accountId))!;
 /** A tenant's own partners, or the account's master partners: what one tenant can see. */
@@ -47,15 +66,6 @@ const visibleTo = (tenantId: string, accountId: string) => or(eq(partners.tenant
 const overrideOf = (tenantId: string) =>
 	and(eq(partnerOverrides.masterPartnerId, partners.id), eq(partnerOverrides.tenantId, tenantId));
 const oldestFirst = [asc(partners.createdAt), asc(partners.id)];
-
-/** Partners with this tenant's override of each (null where it has none, and for its own partners). */
-function selectVisible(db: Db, tenantId: string) {
-	return db
-		.select({ partner: partners, override: partnerOverrides })
-		.from(partners)
-		.leftJoin(partnerOverrides, overrideOf(tenantId))
-		.$dynamic();
-}
 
 /** The owners `type` asks for; search and active apply to the effective (overridden) name and flag. */
 function listConditions(tenantId: string, accountId: string, filter: PartnerListFilter): SQL {
@@ -99,20 +109,13 @@ export function createPartnerStore(runner: Runner): PartnerStore {
 			return row ? toPartner(row) : null;
 		},
 		findVisible: async (tenantId, accountId, id) => {
-			const [row] = await runner.run((db) =>
-				selectVisible(db, tenantId).where(and(eq(partners.id, id), visibleTo(tenantId, accountId), live)),
-			);
-			return row ? toRow(row) : null;
+			const [row] = await runner.query<Record<string, unknown>>(VISIBLE_BY_ID, [tenantId, accountId, id]);
+			return row ? fromJoinRow(row) : null;
 		},
+		// The tenant's own partner wins over a master partner of the same AS2 id.
 		findVisibleByAs2Id: async (tenantId, accountId, as2Id) => {
-			const [row] = await runner.run((db) =>
-				selectVisible(db, tenantId)
-					.where(and(eq(partners.as2Id, as2Id), visibleTo(tenantId, accountId), live))
-					// The tenant's own partner wins over a master partner of the same AS2 id.
-					.orderBy(sql`${partners.tenantId} is null`)
-					.limit(1),
-			);
-			return row ? toRow(row) : null;
+			const [row] = await runner.query<Record<string, unknown>>(VISIBLE_BY_AS2_ID, [tenantId, accountId, as2Id]);
+			return row ? fromJoinRow(row) : null;
 		},
 		list: (tenantId, accountId, filter, page) =>
 			runner.run(async (db) => {

@@ -51,10 +51,15 @@ export function rawTable<T extends PgTable>(table: T) {
 			}
 			return { sql, params: keys.map((key) => toDriver(key, (patch as Record<string, unknown>)[key])) };
 		},
-		fromRow(row: Record<string, unknown>): T["$inferSelect"] {
+		/** `"alias"."a" as "<prefix>a", …`: this table's columns in a join, named apart from the other table's. */
+		aliasedColumns(alias: string, prefix: string): string {
+			return columns.map(([, column]) => `"${alias}"."${column.name}" as "${prefix}${column.name}"`).join(", ");
+		},
+		/** A row read with `columns`, or with `aliasedColumns(…, prefix)`. */
+		fromRow(row: Record<string, unknown>, prefix = ""): T["$inferSelect"] {
 			const out: Record<string, unknown> = {};
 			for (const [key, column] of columns) {
-				const value = row[column.name];
+				const value = row[prefix + column.name];
 				out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
 			}
 			return out as T["$inferSelect"];

@@ -1,14 +1,16 @@
 import type { TenantRecord, TenantStore } from "@as2kit/core/store";
-import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { tenants } from "../schema.ts";
-import { pageOf, totalOver, window } from "./pg-page.ts";
+import { pageOf, window } from "./pg-page.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
 const toTenant = (row: typeof tenants.$inferSelect): TenantRecord => row as TenantRecord;
 const first = ([row]: (typeof tenants.$inferSelect)[]) => (row ? toTenant(row) : null);
 
 const RAW_TENANTS = rawTable(tenants);
+const TENANTS_OF_ACCOUNT = `"account_id" = $1`;
+const TENANTS_OF_IDS = `"account_id" = $1 and "id" = any($2::text[])`;
 const TENANT_BY_ID = `select ${RAW_TENANTS.columns} from "tenants" where "id" = $1 and "account_id" = $2`;
 
 export function createTenantStore(runner: Runner): TenantStore {
@@ -31,26 +33,30 @@ export function createTenantStore(runner: Runner): TenantStore {
 						.where(and(eq(tenants.accountId, accountId), eq(tenants.slug, slug))),
 				)
 				.then(first),
-		list: (accountId, page, filter) => {
-			const conditions: SQL[] = [eq(tenants.accountId, accountId)];
-			if (filter?.ids) conditions.push(inArray(tenants.id, [...filter.ids]));
-			const where = and(...conditions);
-			return runner.run(async (db) => {
-				const { limit, offset } = window(page);
-				const rows = await db
-					.select({ tenant: tenants, total: totalOver() })
-					.from(tenants)
-					.where(where)
-					.orderBy(asc(tenants.createdAt), asc(tenants.id))
-					.limit(limit)
-					.offset(offset);
-				return pageOf(
-					rows,
-					(row) => toTenant(row.tenant),
-					offset,
-					async () => (await db.select({ n: count() }).from(tenants).where(where))[0]?.n ?? 0,
-				);
-			});
+		// Every request of an account key without X-Tenant-ID reads the first tenant: prepared
+		// statements (pg-raw-table.ts), one text for any number of ids.
+		list: async (accountId, page, filter) => {
+			const [where, params] = filter?.ids
+				? [TENANTS_OF_IDS, [accountId, [...filter.ids]]]
+				: [TENANTS_OF_ACCOUNT, [accountId]];
+			const { limit, offset } = window(page);
+			const rows = await runner.query<Record<string, unknown> & { total: string }>(
+				`select ${RAW_TENANTS.columns}, count(*) over () as "total" from "tenants" where ${where}
+				order by "created_at", "id" limit $${params.length + 1} offset $${params.length + 2}`,
+				[...params, limit, offset],
+			);
+			return pageOf(
+				rows.map((row) => ({ row, total: Number(row.total) })),
+				({ row }) => toTenant(RAW_TENANTS.fromRow(row)),
+				offset,
+				async () => {
+					const [counted] = await runner.query<{ n: string }>(
+						`select count(*) as "n" from "tenants" where ${where}`,
+						params,
+					);
+					return Number(counted?.n ?? 0);
+				},
+			);
 		},
 		update: (accountId, id, patch) =>
 			runner
