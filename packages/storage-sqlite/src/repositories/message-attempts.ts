@@ -1,13 +1,16 @@
 import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/store";
 import { and, asc, eq, lte } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
+import { rawTable } from "../raw-table.ts";
 import { messageAttempts } from "../schema.ts";
 
+// Every transmission records its attempt: plain SQL on the hot path (raw-table.ts).
+const RAW = rawTable(messageAttempts);
 const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
 
 export function createMessageAttemptStore(exec: Exec): MessageAttemptStore {
 	return {
-		create: (attempt) => exec((db) => void db.insert(messageAttempts).values(attempt).run()),
+		create: (attempt) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(attempt))),
 		list: (tenantId, messageId) =>
 			exec((db) =>
 				db
