@@ -4,7 +4,7 @@ import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { messageAttempts } from "../schema.ts";
 
-// Every transmission records its attempt: plain SQL on the hot path (raw-table.ts).
+// Every transmission records its attempt and completes it: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(messageAttempts);
 const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
 
@@ -35,15 +35,16 @@ export function createMessageAttemptStore(exec: Exec): MessageAttemptStore {
 					)
 					.get(),
 			).then((row) => (row ? toAttempt(row) : null)),
+		// Each transmission completes its attempt with the response it captured: plain SQL too.
 		update: (messageId, number, patch) =>
-			exec((db) =>
-				db
-					.update(messageAttempts)
-					.set(patch)
-					.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.number, number)))
-					.returning()
-					.get(),
-			).then((row) => (row ? toAttempt(row) : null)),
+			exec((db) => {
+				const set = RAW.setClause(patch);
+				const sql = `update "message_attempts" set ${set.sql} where "message_id" = ? and "number" = ? returning ${RAW.columns}`;
+				const row = db.$client.prepare(sql).get(...set.params, messageId, number) as
+					| Record<string, unknown>
+					| undefined;
+				return row ? toAttempt(RAW.fromRow(row)) : null;
+			}),
 		listWireExpired: (now, limit) =>
 			exec((db) =>
 				db
