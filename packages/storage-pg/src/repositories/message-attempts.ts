@@ -4,7 +4,7 @@ import type { Runner } from "../connection.ts";
 import { messageAttempts } from "../schema.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
-// Every transmission records its attempt: a prepared statement on the hot path (pg-raw-table.ts).
+// Every transmission records its attempt and completes it: prepared statements (pg-raw-table.ts).
 const RAW = rawTable(messageAttempts);
 const CREATE = RAW.insertSql();
 const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptRecord => row as MessageAttemptRecord;
@@ -39,16 +39,15 @@ export function createMessageAttemptStore(runner: Runner): MessageAttemptStore {
 						),
 				)
 				.then(([row]) => (row ? toAttempt(row) : null)),
-		update: (messageId, number, patch) =>
-			runner
-				.run((db) =>
-					db
-						.update(messageAttempts)
-						.set(patch)
-						.where(and(eq(messageAttempts.messageId, messageId), eq(messageAttempts.number, number)))
-						.returning(),
-				)
-				.then(([row]) => (row ? toAttempt(row) : null)),
+		// Each transmission completes its attempt with the response it captured: a prepared statement too.
+		update: async (messageId, number, patch) => {
+			const set = RAW.setClause(patch, 3);
+			const [row] = await runner.query<Record<string, unknown>>(
+				`update "message_attempts" set ${set.sql} where "message_id" = $1 and "number" = $2 returning ${RAW.columns}`,
+				[messageId, number, ...set.params],
+			);
+			return row ? toAttempt(RAW.fromRow(row)) : null;
+		},
 		listWireExpired: (now, limit) =>
 			runner
 				.run((db) =>
