@@ -24,6 +24,20 @@ const FRAME = PAGE + 24;
 const GROUP = Number(process.env.BENCH_GROUP ?? 1);
 const DROP = (process.env.BENCH_DROP_INDEXES ?? "").split(",").filter(Boolean);
 
+/** Counts the statements every connection of this process runs (each run, get, all or iterate). */
+function countStatements(db) {
+	let statements = 0;
+	const prototype = Object.getPrototypeOf(db.prepare("select 1"));
+	for (const method of ["run", "get", "all", "iterate"]) {
+		const original = prototype[method];
+		prototype[method] = function (...args) {
+			statements++;
+			return original.apply(this, args);
+		};
+	}
+	return () => statements;
+}
+
 const dir = mkdtempSync(join(tmpdir(), "as2kit-sqlite-bench-"));
 const path = join(dir, "bench.sqlite");
 try {
@@ -41,12 +55,21 @@ try {
 		await prefill(store, ROWS);
 		console.log(`prefilled ${ROWS} messages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 		const walFrames = () => Math.max(0, (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 32) - 32) / FRAME;
+		const statements = countStatements(observer);
+		let before = 0;
 		const runs = [];
 		for (let r = 0; r < RUNS; r++) {
 			runs.push(
 				await runSteps(store, COUNT, {
-					beforeStep: () => observer.pragma("wal_checkpoint(TRUNCATE)"),
-					afterStep: (_name, count) => ({ walPages: walFrames() / count }),
+					beforeStep: () => {
+						observer.pragma("wal_checkpoint(TRUNCATE)");
+						before = statements();
+					},
+					afterStep: (_name, count) => ({
+						// BEGIN and COMMIT included: each is a statement of its own.
+						statements: (statements() - before) / count,
+						walPages: walFrames() / count,
+					}),
 					group: GROUP,
 				}),
 			);
