@@ -1,0 +1,146 @@
+// Breaks a V8 CPU profile (`--cpu-prof`, e.g. the throughput bench run with BENCH_CPU_PROFILE=dir)
+// into the categories of issue #20, by self time:
+//
+//   node packages/server/bench/profile-categories.mjs [--messages N] [--top K] FILE.cpuprofile...
+//
+// Each sample is charged to the first frame, from the leaf up, that says what the work is for:
+// a frame in node:crypto is crypto whoever called it, but a frame in node:fs, node:events or a
+// native syscall says nothing alone, so its caller decides (a file opened by the blob store is
+// "payload files"). The bundles in dist/ keep esbuild's `// src/…` region comments, so a
+// frame's line is mapped to the source file it came from without source maps. With
+// --messages, each category is also given in ms per message (the profile's whole non-idle
+// time, set-up included, over N messages: a slight over-estimate, same for before and after).
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const regions = new Map();
+/** `packages/<pkg>/src/<file>` for a line of a bundle in dist/, from its region comments. */
+function sourceOf(url, line) {
+	if (!url.startsWith("file://") || url.includes("/node_modules/")) return url;
+	const path = fileURLToPath(url);
+	let marks = regions.get(path);
+	if (!marks) {
+		marks = [];
+		try {
+			readFileSync(path, "utf8")
+				.split("\n")
+				.forEach((text, index) => {
+					const match = /^\/\/ (src\/\S+)$/.exec(text);
+					if (match) marks.push([index, match[1]]);
+				});
+		} catch {}
+		regions.set(path, marks);
+	}
+	const pkg = /\/packages\/([^/]+)\//.exec(path)?.[1] ?? "?";
+	let source = "dist";
+	for (const [from, file] of marks) {
+		if (from > line) break;
+		source = file;
+	}
+	return `${pkg}/${source}`;
+}
+
+/**
+ * The category of one frame, or null when the frame is generic plumbing (its caller decides).
+ * Order matters: the first rule that matches wins.
+ */
+const rules = [
+	["GC", (f, _s) => f === "(garbage collector)"],
+	["idle", (f) => f === "(idle)"],
+	["V8 (program)", (f) => f === "(program)"],
+	["SQL BEGIN/COMMIT", (f, s) => /^storage-sqlite\/src\/connection\.ts/.test(s) && /transaction|atomically/.test(f)],
+	[
+		"job claim/complete",
+		(_f, s) => /storage-\w+\/src\/repositories\/(jobs|job-depth)\.ts|server\/src\/service\/jobs\//.test(s),
+	],
+	[
+		"events + webhook fan-out",
+		(_f, s) =>
+			/storage-\w+\/src\/repositories\/(events|webhook-\w+)\.ts|server\/src\/service\/(events\.ts|webhooks\/)/.test(s),
+	],
+	["SQL statements", (_f, s) => /storage-(sqlite|pg)\/|better-sqlite3|drizzle-orm|node_modules\/pg/.test(s)],
+	["logging", (_f, s) => /node_modules\/(pino|sonic-boom|thread-stream)|server\/src\/service\/telemetry\.ts/.test(s)],
+	["metrics", (_f, s) => /node_modules\/prom-client|server\/src\/http\/(metrics|service-metrics)\.ts/.test(s)],
+	[
+		"JSON/validation",
+		(f, s) =>
+			/node_modules\/(valibot|@hono\/standard-validator)|server\/src\/http\/(schemas|body|field-errors|body-shape)/.test(
+				s,
+			) ||
+			(s === "" && /^(parse|stringify)$/.test(f)),
+	],
+	[
+		"CMS/crypto (incl. zlib)",
+		(f, s) =>
+			/^node:(internal\/crypto|crypto|zlib)|as2-core\/src\/(cms|crypto|asn1|certs)\//.test(s) ||
+			(s === "" && /^(signOneShot|verifyOneShot|Hash|Hmac|Cipher|Decipher)/.test(f)),
+	],
+	["MIME", (_f, s) => /as2-core\/src\/(mime|as2|mdn|bytes)\//.test(s)],
+	["payload files", (_f, s) => /server\/src\/blobs\//.test(s)],
+	[
+		"wire capture + attempts",
+		(_f, s) =>
+			/server\/src\/service\/messages\/(attempt|attempts)/.test(s) ||
+			/server\/src\/service\/transport\/transport-trace/.test(s),
+	],
+	[
+		"HTTP/TLS",
+		(_f, s) =>
+			/^node:(_http|http|https|_tls|tls|net|internal\/(http|tls|stream_base_commons|net))|@hono\/node-server|node_modules\/hono\/|server\/src\/(http|node)\/|server\/src\/service\/transport\//.test(
+				s,
+			),
+	],
+	["message steps (service)", (_f, s) => /server\/src\/service\//.test(s)],
+];
+
+function categorize(node, parentOf, byId) {
+	for (let n = node; n; n = byId.get(parentOf.get(n.id))) {
+		const { functionName, url, lineNumber } = n.callFrame;
+		const source = sourceOf(url, lineNumber);
+		for (const [name, test] of rules) if (test(functionName, source)) return name;
+	}
+	return "other (event loop, streams, promises)";
+}
+
+const args = process.argv.slice(2);
+const option = (name) => {
+	const at = args.indexOf(name);
+	return at < 0 ? undefined : args.splice(at, 2)[1];
+};
+const messages = Number(option("--messages") ?? 0);
+const top = Number(option("--top") ?? 0);
+const totals = new Map();
+const leaves = new Map();
+for (const file of args) {
+	const profile = JSON.parse(readFileSync(file, "utf8"));
+	const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+	const parentOf = new Map();
+	for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+	const memo = new Map();
+	profile.samples.forEach((id, i) => {
+		const micros = profile.timeDeltas[i] ?? 0;
+		if (!memo.has(id)) memo.set(id, categorize(byId.get(id), parentOf, byId));
+		const category = memo.get(id);
+		totals.set(category, (totals.get(category) ?? 0) + micros);
+		const { functionName, url, lineNumber } = byId.get(id).callFrame;
+		const leaf = `${category} | ${functionName || "(anonymous)"} ${sourceOf(url, lineNumber)}`;
+		leaves.set(leaf, (leaves.get(leaf) ?? 0) + micros);
+	});
+}
+totals.delete("idle");
+const busy = [...totals.values()].reduce((a, b) => a + b, 0);
+console.log(`| category | share of CPU | ms |${messages ? " ms per message |" : ""}`);
+console.log(`|---|---:|---:|${messages ? "---:|" : ""}`);
+for (const [name, micros] of [...totals].sort((a, b) => b[1] - a[1])) {
+	const perMessage = messages ? ` ${(micros / 1000 / messages).toFixed(3)} |` : "";
+	console.log(`| ${name} | ${((micros / busy) * 100).toFixed(1)} % | ${(micros / 1000).toFixed(0)} |${perMessage}`);
+}
+console.log(
+	`| total (not idle) | 100 % | ${(busy / 1000).toFixed(0)} |${messages ? ` ${(busy / 1000 / messages).toFixed(3)} |` : ""}`,
+);
+if (top) {
+	console.log("\nheaviest leaves (category | function source: ms)");
+	for (const [leaf, micros] of [...leaves].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+		if (!leaf.startsWith("idle")) console.log(`${(micros / 1000).toFixed(0).padStart(7)}  ${leaf}`);
+	}
+}
