@@ -15,7 +15,7 @@ export interface AccountPatch {
 }
 
 export function createAccountService(deps: ServiceDeps) {
-	const { store, now, config } = deps;
+	const { store, now, config, credentials } = deps;
 	return {
 		async get(principal: Principal): Promise<AccountRecord> {
 			requirePermission(principal, "accounts:read");
@@ -58,33 +58,36 @@ export function createAccountService(deps: ServiceDeps) {
 			requirePermission(principal, "accounts:write");
 			requireWholeAccount(principal, "changing the account");
 			if (patch.plan !== undefined) requirePermission(principal, "billing:write");
-			return store.transaction(async (tx) => {
-				const previous = await tx.accounts.get(principal.accountId);
-				if (!previous) throw notFound("account");
-				const at = now();
-				const account = (await tx.accounts.update(principal.accountId, { ...patch, updatedAt: at }))!;
-				const common = { accountId: account.id, tenantId: null, environment: principal.environment };
-				await recordEvent(tx, { ...common, kind: "account.updated", data: accountView(account) }, at);
-				if (patch.plan !== undefined && patch.plan !== previous.plan) {
-					await recordEvent(
-						tx,
-						{
-							...common,
-							kind: "billing.subscription_updated",
-							data: {
-								account_id: account.id,
-								plan: account.plan,
-								previous_plan: previous.plan,
-								status: "active",
-								limits: planLimitsView(planOf(account.plan, config.enterpriseLimits)),
-								changed_at: formatInstant(at),
+			// Authenticated principals carry the plan: a new one applies from the next request.
+			return credentials.invalidateAfter(() =>
+				store.transaction(async (tx) => {
+					const previous = await tx.accounts.get(principal.accountId);
+					if (!previous) throw notFound("account");
+					const at = now();
+					const account = (await tx.accounts.update(principal.accountId, { ...patch, updatedAt: at }))!;
+					const common = { accountId: account.id, tenantId: null, environment: principal.environment };
+					await recordEvent(tx, { ...common, kind: "account.updated", data: accountView(account) }, at);
+					if (patch.plan !== undefined && patch.plan !== previous.plan) {
+						await recordEvent(
+							tx,
+							{
+								...common,
+								kind: "billing.subscription_updated",
+								data: {
+									account_id: account.id,
+									plan: account.plan,
+									previous_plan: previous.plan,
+									status: "active",
+									limits: planLimitsView(planOf(account.plan, config.enterpriseLimits)),
+									changed_at: formatInstant(at),
+								},
 							},
-						},
-						at,
-					);
-				}
-				return account;
-			});
+							at,
+						);
+					}
+					return account;
+				}),
+			);
 		},
 	};
 }

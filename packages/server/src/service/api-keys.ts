@@ -27,7 +27,7 @@ export interface ApiKeyInput {
  * API keys. Managing them needs `*`; a credential creates only keys that reach no further
  * than itself, and sees and revokes exactly the keys within its reach (README, Who may do what).
  */
-export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
+export function createApiKeyService({ store, now, tokenKey, credentials }: ServiceDeps) {
 	return {
 		async create(principal: Principal, input: ApiKeyInput): Promise<{ record: ApiKeyRecord; key: string }> {
 			requirePermission(principal, "*");
@@ -95,7 +95,9 @@ export function createApiKeyService({ store, now, tokenKey }: ServiceDeps) {
 			requirePermission(principal, "*");
 			const key = await store.apiKeys.get(principal.accountId, keyId);
 			if (!key || key.revokedAt || !matches(keysWithinReach(principal), key)) throw notFound("API key");
-			return (await store.apiKeys.revoke(principal.accountId, keyId, now())) ?? Promise.reject(notFound("API key"));
+			// Immediate on this instance; on others within CREDENTIAL_CACHE_TTL_MS.
+			const revoked = await credentials.invalidateAfter(() => store.apiKeys.revoke(principal.accountId, keyId, now()));
+			return revoked ?? Promise.reject(notFound("API key"));
 		},
 	};
 }

@@ -1,5 +1,5 @@
 import { As2Error } from "@as2kit/core";
-import type { AccountRecord, As2Store } from "@as2kit/core/store";
+import type { AccountRecord, ApiKeyRecord, As2Store } from "@as2kit/core/store";
 import { SESSION_TOKEN_PREFIX } from "./auth.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { type Permission, TENANT_PERMISSIONS } from "./permissions.ts";
@@ -21,7 +21,13 @@ export const API_KEY_PATTERN = /^(pk|tk)_(test|live)_[0-9A-Za-z]+$/;
  * expired_api_key (past expires_at), 404 for an X-Tenant-ID the credential does not reach (outside
  * the account, or outside a key's tenant restriction: as for a missing tenant, decisions.md Errors).
  */
-export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
+export function createAuthenticator({ store, now, tokenKey, credentials }: ServiceDeps) {
+	/** `last_used_at` of a remembered key is kept on its record, so it is written as often as before. */
+	const touchIfDue = async (key: ApiKeyRecord, at: Date) => {
+		if (key.lastUsedAt && at.getTime() - key.lastUsedAt.getTime() <= TOUCH_INTERVAL_MS) return;
+		key.lastUsedAt = at;
+		await store.apiKeys.touch(key.id, at);
+	};
 	return async function authenticate(token: string, tenantHeader: string | null): Promise<Principal> {
 		const at = now();
 		const tokenHash = hashToken(tokenKey, token);
@@ -53,13 +59,20 @@ export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
 			return { ...base, tenantId: await resolveTenant(store, base, null, tenantHeader) };
 		}
 		if (!API_KEY_PATTERN.test(token)) throw new As2Error("invalid_api_key", "malformed API key");
+		const cacheKey = `${tokenHash}\n${tenantHeader ?? ""}`;
+		const remembered = credentials.get(cacheKey);
+		if (remembered) {
+			if (remembered.key.expiresAt && remembered.key.expiresAt <= at)
+				throw new As2Error("expired_api_key", "the API key has expired");
+			await touchIfDue(remembered.key, at);
+			return { ...remembered.principal };
+		}
+		const started = credentials.begin();
 		const key = await store.apiKeys.findByHash(tokenHash);
 		if (!key || key.revokedAt) throw new As2Error("invalid_api_key", "unknown or revoked API key");
 		if (key.expiresAt && key.expiresAt <= at) throw new As2Error("expired_api_key", "the API key has expired");
 		const account = await activeAccount(store, key.accountId);
-		if (!key.lastUsedAt || at.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-			await store.apiKeys.touch(key.id, at);
-		}
+		await touchIfDue(key, at);
 		const base = {
 			kind: "api_key" as const,
 			credentialId: key.id,
@@ -73,7 +86,9 @@ export function createAuthenticator({ store, now, tokenKey }: ServiceDeps) {
 			allowedTenantIds: key.scope === "account" ? key.allowedTenantIds : null,
 			expiresAt: key.expiresAt,
 		};
-		return { ...base, tenantId: await resolveTenant(store, base, key.tenantId, tenantHeader) };
+		const principal = { ...base, tenantId: await resolveTenant(store, base, key.tenantId, tenantHeader) };
+		credentials.put(cacheKey, started, key, principal);
+		return { ...principal };
 	};
 }
 

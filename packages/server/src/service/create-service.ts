@@ -5,6 +5,7 @@ import { createAuthService } from "./auth.ts";
 import { createAuthenticator } from "./authenticate.ts";
 import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
+import { createCredentialCache } from "./credential-cache.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createInThreadEpcisEngine, type EpcisEngine } from "./epcis/epcis-engine.ts";
 import { createEpcisService } from "./epcis/index.ts";
@@ -53,6 +54,7 @@ export function createService(options: ServiceOptions) {
 		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
+		credentials: createCredentialCache(),
 		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),
 		telemetry: options.telemetry ?? NO_TELEMETRY,
 	};

@@ -1,5 +1,6 @@
 import type { As2Store, BlobStore } from "@as2kit/core/store";
 import type { ServiceConfig } from "./config.ts";
+import type { CredentialCache } from "./credential-cache.ts";
 import type { EpcisEngine } from "./epcis/epcis-engine.ts";
 import type { Telemetry } from "./telemetry.ts";
 
@@ -28,6 +29,8 @@ export interface ServiceDeps {
 	wake: () => void;
 	/** Where EPCIS documents are validated and read (epcis/epcis-engine.ts). */
 	epcisEngine: EpcisEngine;
+	/** API keys authenticated lately (credential-cache.ts); whatever changes a key or an account invalidates it. */
+	credentials: CredentialCache;
 	/** Where operator metrics go (telemetry.ts); a no-op unless the host collects them. */
 	telemetry: Telemetry;
 }

@@ -1,0 +1,81 @@
+import type { ApiKeyRecord } from "@as2kit/core/store";
+import type { Principal } from "./principal.ts";
+
+/**
+ * How long an instance keeps authenticating an API key from memory without reading it again:
+ * the bound on how late a change made on ANOTHER instance (a revocation, a new plan) is seen
+ * here. On the instance that made the change it is seen at once (`invalidate`). README,
+ * Authentication.
+ */
+export const CREDENTIAL_CACHE_TTL_MS = 1000;
+/** Past this many remembered credentials the cache starts afresh (a bound on its memory). */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+	/** The generation the reads behind this entry started in: any change since makes it stale. */
+	generation: number;
+	/** The clock when the reads started. */
+	readAt: number;
+	key: ApiKeyRecord;
+	principal: Principal;
+}
+
+/**
+ * API-key authentication remembered for a second (issue #20): a request with a known key
+ * otherwise costs three reads (the key, its account, its tenant) before any work. Versioned:
+ * every change this instance makes to a key or an account (a revocation, a plan) bumps the
+ * generation, and an entry from an older generation is never used, so such a change is
+ * immediate here, even for a lookup in flight while it committed. Tenants need no bump: none
+ * is ever removed, and a key without X-Tenant-ID acts in its account's oldest one. Expiry is
+ * checked on every use against the key's own `expires_at`. Only successes are remembered:
+ * guessing keys fills nothing.
+ */
+export interface CredentialCache {
+	/** The principal remembered for this key hash and X-Tenant-ID, or null when it must be read. */
+	get(cacheKey: string): { key: ApiKeyRecord; principal: Principal } | null;
+	/** Starts a lookup: what `put` needs to tell whether a change happened meanwhile. */
+	begin(): { generation: number; readAt: number };
+	put(cacheKey: string, started: { generation: number; readAt: number }, key: ApiKeyRecord, principal: Principal): void;
+	/** A key or an account changed on this instance: forget everything read before. */
+	invalidate(): void;
+	/** Runs a change to a key or an account, then invalidates (once it has committed or failed). */
+	invalidateAfter<T>(change: () => Promise<T>): Promise<T>;
+}
+
+/** `clock` is monotonic milliseconds (tests pass their own). */
+export function createCredentialCache(
+	ttlMs = CREDENTIAL_CACHE_TTL_MS,
+	clock: () => number = () => performance.now(),
+): CredentialCache {
+	const entries = new Map<string, Entry>();
+	let generation = 0;
+	const invalidate = () => {
+		generation++;
+		entries.clear();
+	};
+	return {
+		get(cacheKey) {
+			const entry = entries.get(cacheKey);
+			if (!entry) return null;
+			if (entry.generation !== generation || clock() - entry.readAt >= ttlMs) {
+				entries.delete(cacheKey);
+				return null;
+			}
+			return entry;
+		},
+		begin: () => ({ generation, readAt: clock() }),
+		put(cacheKey, started, key, principal) {
+			if (started.generation !== generation) return;
+			if (entries.size >= MAX_ENTRIES) entries.clear();
+			entries.set(cacheKey, { ...started, key, principal });
+		},
+		invalidate,
+		async invalidateAfter(change) {
+			try {
+				return await change();
+			} finally {
+				invalidate();
+			}
+		},
+	};
+}
