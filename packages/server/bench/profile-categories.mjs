@@ -10,6 +10,7 @@
 // frame's line is mapped to the source file it came from without source maps. With
 // --messages, each category is also given in ms per message (the profile's whole non-idle
 // time, set-up included, over N messages: a slight over-estimate, same for before and after).
+// Read a profile against the dist/ that made it: after a rebuild its lines point elsewhere.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
