@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { measureStorageHandler } from "../../src/service/billing/storage-usage.ts";
-import { PURGE_WIRE, purgeWireHandler } from "../../src/service/messages/attempts-retention.ts";
+import { PURGE_WIRE, purgeWireHandler, WIRE_RETENTION_DAYS } from "../../src/service/messages/attempts-retention.ts";
 import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
 
 /**
@@ -59,6 +59,7 @@ it("records TLS version and the partner's certificate fingerprint, and keeps cap
 	const leaf = new X509Certificate(readFileSync(pki.certPath));
 	expect(attempt.peer_certificate_sha256).toBe(leaf.fingerprint256.replaceAll(":", "").toLowerCase());
 	expect(attempt.wire.request).not.toBeNull();
+	const bPlan = (await b.server.store.accounts.get(b.accountId))!.plan;
 	const inbound = (await b.call("GET", "/v1/messages?direction=inbound")).json.data;
 	expect(inbound.length).toBeGreaterThan(0);
 	for (const message of inbound) {
@@ -69,6 +70,9 @@ it("records TLS version and the partner's certificate fingerprint, and keeps cap
 		expect(receipt.wire.response).toBe(`/v1/messages/${message.id}/attempts/1/response`);
 		const sent = await b.call("GET", `/v1/messages/${message.id}/attempts/1/response?part=headers`);
 		expect(sent.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*content-type: multipart\/signed/i);
+		// Kept for the days of B's plan, read once as B received the message.
+		const kept = await b.server.store.messageAttempts.get(b.tenantId, message.id, 1);
+		expect(kept!.wireExpiresAt!.getTime() - kept!.startedAt.getTime()).toBe(WIRE_RETENTION_DAYS[bPlan] * DAY);
 	}
 
 	const captured = await a.server.store.messageAttempts.get(a.tenantId, free, 1);

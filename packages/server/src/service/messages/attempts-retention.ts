@@ -1,4 +1,4 @@
-import type { PlanName } from "@as2kit/core/store";
+import type { As2Store, PlanName } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { PeriodicTask } from "../jobs/scheduler.ts";
 import type { JobHandler } from "../jobs/worker.ts";
@@ -15,10 +15,18 @@ export const WIRE_RETENTION_DAYS: Readonly<Record<PlanName, number>> = {
 	enterprise: 90,
 };
 
-/** When captures made at `at` for `accountId` expire. */
-export async function wireExpiry(deps: ServiceDeps, accountId: string, at: Date): Promise<Date> {
-	const account = await deps.store.accounts.get(accountId);
-	return new Date(at.getTime() + WIRE_RETENTION_DAYS[account?.plan ?? "free"] * 86_400_000);
+/** When captures made at `at` under `plan` expire. */
+export function wireExpiryFor(plan: PlanName, at: Date): Date {
+	return new Date(at.getTime() + WIRE_RETENTION_DAYS[plan] * 86_400_000);
+}
+
+/**
+ * When captures made at `at` for `accountId` expire. `store` may be a transaction's: read
+ * there, the account costs no transaction of its own (issue #20).
+ */
+export async function wireExpiry(store: As2Store, accountId: string, at: Date): Promise<Date> {
+	const account = await store.accounts.get(accountId);
+	return wireExpiryFor(account?.plan ?? "free", at);
 }
 
 /** Removes expired wire captures, hourly. */

@@ -1,8 +1,8 @@
-import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord } from "@as2kit/core/store";
+import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord, PlanName } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import { captureBytes, captureReceived, openWireSink, teeInto, type WireSink, wireKey } from "./attempt-wire.ts";
-import { wireExpiry } from "./attempts-retention.ts";
+import { wireExpiry, wireExpiryFor } from "./attempts-retention.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
 
 export interface AttemptResult {
@@ -51,7 +51,6 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 					: null;
 			const request =
 				sent && trace.requestHead ? { head: trace.requestHead, blobKey: sent.key, bytes: sent.bytes } : null;
-			const wireExpiresAt = request || response ? await wireExpiry(deps, message.accountId, at) : null;
 			const record: MessageAttemptRecord = {
 				tenantId: message.tenantId,
 				messageId: message.id,
@@ -72,9 +71,12 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 				request,
 				response,
 				mdn: null,
-				wireExpiresAt,
+				wireExpiresAt: null,
 			};
-			return (tx: As2Store) => tx.messageAttempts.create(record);
+			return async (tx: As2Store) => {
+				if (request || response) record.wireExpiresAt = await wireExpiry(tx, message.accountId, at);
+				await tx.messageAttempts.create(record);
+			};
 		},
 	};
 }
@@ -105,7 +107,7 @@ export async function captureAsyncMdn(
 	const mdn = await captureReceived(deps.blobs, key, headers, body);
 	if (!mdn) return;
 	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, message.attempts);
-	const wireExpiresAt = await wireExpiry(deps, message.accountId, deps.now());
+	const wireExpiresAt = await wireExpiry(deps.store, message.accountId, deps.now());
 	const updated = await deps.store.messageAttempts.update(message.id, message.attempts, { mdn, wireExpiresAt });
 	// No attempt to keep it with (its outcome not recorded yet): the capture would never expire.
 	// A later MDN for the attempt (after a rejected one) replaces the earlier capture.
@@ -125,12 +127,14 @@ export async function inboundReceipt(
 		headers: Iterable<[string, string]>;
 		body: Uint8Array | { blobKey: string };
 	},
+	/** The account's plan, read already by the caller (its captures are kept by it). */
+	plan: PlanName,
 	at: Date,
 ): Promise<{ write(tx: As2Store, messageId: string): Promise<void>; discard(): Promise<void> }> {
 	const request = deps.config.wireCapture
 		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
 		: null;
-	const wireExpiresAt = request ? await wireExpiry(deps, inbound.tenant.accountId, at) : null;
+	const wireExpiresAt = request ? wireExpiryFor(plan, at) : null;
 	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
 	return {
 		write: (tx, messageId) =>
@@ -198,7 +202,7 @@ export async function captureAsyncMdnSent(
 	const mdn = await captureBytes(deps.blobs, wireKey(deps.now(), message.id, 1, "mdn"), requestHead, body);
 	if (!mdn) return;
 	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, 1);
-	const wireExpiresAt = earlier?.wireExpiresAt ?? (await wireExpiry(deps, message.accountId, deps.now()));
+	const wireExpiresAt = earlier?.wireExpiresAt ?? (await wireExpiry(deps.store, message.accountId, deps.now()));
 	const updated = earlier ? await deps.store.messageAttempts.update(message.id, 1, { mdn, wireExpiresAt }) : null;
 	// No receipt to keep it with: the capture would never expire.
 	const unkept = updated ? earlier?.mdn : mdn;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatMic, isAs2Error, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
-import type { MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import type { AccountRecord, MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countReceivedMessage } from "../billing/usage.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
@@ -31,6 +31,8 @@ export interface InboundMessage {
 	mdnRequest: MdnRequest | undefined;
 	/** The request body: in memory when small, else the stored raw blob. */
 	body: Uint8Array | { blobKey: string };
+	/** The tenant's account when the caller has read it already (undefined: read here). */
+	account?: AccountRecord | null;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function processInbound(
 		partnerId: partner.id,
 	});
 	if (existing) return duplicateOf(existing);
-	const account = await store.accounts.get(tenant.accountId);
+	const account = inbound.account !== undefined ? inbound.account : await store.accounts.get(tenant.accountId);
 	const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
 	const at = now();
 	const payloadKey = `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
@@ -127,7 +129,7 @@ export async function processInbound(
 			createdAt: at,
 			updatedAt: now(),
 		};
-		const receipt = await inboundReceipt(deps, inbound, at);
+		const receipt = await inboundReceipt(deps, inbound, plan.name, at);
 		try {
 			const message = await store.transaction(async (tx) => {
 				record.id = await tx.ids.next("msg_");

@@ -155,7 +155,15 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 				return refuse(new As2Error("UNKNOWN_TRADING_PARTNER", `tenant ${to} has no active partner ${from}`), context);
 			const rawId = headers.get("message-id");
 			if (!rawId) return refuse(new As2Error("INVALID_AS2_HEADERS", "the message has no Message-ID"), context);
-			const inbound: InboundMessage = { tenant, partner, headers, messageId: stripMessageId(rawId), mdnRequest, body };
+			const inbound: InboundMessage = {
+				tenant,
+				partner,
+				headers,
+				messageId: stripMessageId(rawId),
+				mdnRequest,
+				body,
+				account,
+			};
 			if (mdnRequest?.mode !== "sync") {
 				// The partner does not wait for an MDN: store, answer at once, process in a job.
 				const key = blobKey ?? (await blobs.put(rawKey(now()), bytesBody(body as Uint8Array))).key;
