@@ -1,6 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { measureStorageHandler } from "../../src/service/billing/storage-usage.ts";
 import { PURGE_WIRE, purgeWireHandler, WIRE_RETENTION_DAYS } from "../../src/service/messages/attempts-retention.ts";
 import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
@@ -117,4 +117,24 @@ it("usage counts this month's live messages against the plan", async () => {
 	expect(usage.live_messages).toEqual({ used: 2, limit: 100_000 });
 	expect(usage.live_bytes).toBeGreaterThan(0);
 	expect(usage.period.start).toMatch(/^\d{4}-\d{2}-01T00:00:00\.000000Z$/);
+});
+
+// Issue #20: the sync MDN B answers with is its receipt's response from the moment the message
+// is stored, written in the same transaction: no update of the attempt after it, one commit less.
+it("writes a received message's receipt with the sync MDN it answers with, in the message's transaction", async () => {
+	const { a, b } = pair;
+	const attempts = b.server.store.messageAttempts;
+	const original = attempts.update;
+	const update = vi.fn(original);
+	attempts.update = update;
+	try {
+		const id = await sendMessage(a, partnerOnA);
+		expect((await settled(a, id)).status).toBe("delivered");
+	} finally {
+		attempts.update = original;
+	}
+	expect(update).not.toHaveBeenCalled();
+	const [received] = (await b.call("GET", "/v1/messages?direction=inbound&per_page=1")).json.data;
+	const sent = await b.call("GET", `/v1/messages/${received.id}/attempts/1/response?part=headers`);
+	expect(sent.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*content-type: multipart\/signed/i);
 });

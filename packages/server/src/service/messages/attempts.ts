@@ -1,8 +1,16 @@
-import type { As2Store, AttemptOutcome, MessageAttemptRecord, MessageRecord, PlanName } from "@as2kit/core/store";
+import type {
+	As2Store,
+	AttemptOutcome,
+	MessageAttemptRecord,
+	MessageRecord,
+	PlanName,
+	WireCapture,
+} from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import { captureBytes, captureReceived, openWireSink, teeInto, type WireSink, wireKey } from "./attempt-wire.ts";
 import { wireExpiry, wireExpiryFor } from "./attempts-retention.ts";
+import type { MdnReply } from "./inbound-mdn.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
 
 export interface AttemptResult {
@@ -118,7 +126,9 @@ export async function captureAsyncMdn(
 /**
  * The receipt of an inbound message as its first attempt (issue #18: receipts are the inbound
  * attempts), with the request as it came (its header fields and body, copied from the raw
- * body before that is released). Answers the write for the transaction that stores the message.
+ * body before that is released) and, for a sync MDN, the response we answer with: its status
+ * line and header fields as we set them (the HTTP layer adds Date and the framing) and its
+ * body. Answers the write for the transaction that stores the message.
  */
 export async function inboundReceipt(
 	deps: ServiceDeps,
@@ -130,11 +140,14 @@ export async function inboundReceipt(
 	/** The account's plan, read already by the caller (its captures are kept by it). */
 	plan: PlanName,
 	at: Date,
+	reply?: MdnReply,
 ): Promise<{ write(tx: As2Store, messageId: string): Promise<void>; discard(): Promise<void> }> {
-	const request = deps.config.wireCapture
+	const capture = deps.config.wireCapture;
+	const request = capture
 		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
 		: null;
-	const wireExpiresAt = request ? wireExpiryFor(plan, at) : null;
+	const response = capture && reply ? await captureReply(deps, wireKey(at, "inbound", 1, "response"), reply) : null;
+	const wireExpiresAt = request || response ? wireExpiryFor(plan, at) : null;
 	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
 	return {
 		write: (tx, messageId) =>
@@ -156,34 +169,22 @@ export async function inboundReceipt(
 				peerCertificateSha256: null,
 				phases: {},
 				request,
-				response: null,
+				response,
 				mdn: null,
 				wireExpiresAt,
 			}),
-		/** The message was not stored (another request stored it first): nothing keeps the capture. */
+		/** The message was not stored (another request stored it first): nothing keeps the captures. */
 		discard: async () => {
-			if (request) await deps.blobs.delete(request.blobKey).catch(() => {});
+			for (const kept of [request, response]) if (kept) await deps.blobs.delete(kept.blobKey).catch(() => {});
 		},
 	};
 }
 
-/**
- * The sync MDN we answer an inbound message with, kept as the receipt's response: its status
- * line and header fields as we set them (the HTTP layer adds Date and the framing) and its body.
- */
-export async function captureSyncMdnSent(
-	deps: ServiceDeps,
-	message: MessageRecord,
-	reply: { status: number; headers: Iterable<[string, string]>; body: Uint8Array },
-): Promise<void> {
-	if (!deps.config.wireCapture) return;
+/** Our answer as we set it: the HTTP layer adds Date and the framing. */
+function captureReply(deps: ServiceDeps, key: string, reply: MdnReply): Promise<WireCapture | null> {
 	const fields = [...reply.headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
 	const head = `HTTP/1.1 ${reply.status} ${reply.status === 200 ? "OK" : ""}`.trimEnd();
-	const key = wireKey(deps.now(), message.id, 1, "response");
-	const response = await captureBytes(deps.blobs, key, `${head}\r\n${fields}\r\n`, reply.body);
-	if (!response) return;
-	const updated = await deps.store.messageAttempts.update(message.id, 1, { response });
-	if (!updated) await deps.blobs.delete(response.blobKey).catch(() => {});
+	return captureBytes(deps.blobs, key, `${head}\r\n${fields}\r\n`, reply.body);
 }
 
 /**

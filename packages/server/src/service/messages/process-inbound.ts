@@ -10,6 +10,7 @@ import { isConflictOn } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { requiresEncrypted, requiresSigned } from "../views/partner-views.ts";
 import { inboundReceipt } from "./attempts.ts";
+import type { MdnReply } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { openRawBody, type RawBody } from "./raw-body.ts";
 import { SEND_MDN_JOB } from "./send-job-kind.ts";
@@ -21,6 +22,8 @@ export interface InboundOutcome {
 	/** The stored message (new, or the original of a duplicate). */
 	message: MessageRecord | null;
 	duplicate: boolean;
+	/** The sync MDN `answer` built for the message stored (absent for a duplicate or a refusal). */
+	reply?: MdnReply;
 }
 
 export interface InboundMessage {
@@ -33,6 +36,12 @@ export interface InboundMessage {
 	body: Uint8Array | { blobKey: string };
 	/** The tenant's account when the caller has read it already (undefined: read here). */
 	account?: AccountRecord | null;
+	/**
+	 * The sync MDN a stored message is answered with, built before it is stored: its capture
+	 * (the receipt's response) is then written in the message's own transaction, not in one of
+	 * its own after it (issue #20: one commit less per message).
+	 */
+	answer?: (mic: Mic) => Promise<MdnReply>;
 }
 
 /**
@@ -129,7 +138,8 @@ export async function processInbound(
 			createdAt: at,
 			updatedAt: now(),
 		};
-		const receipt = await inboundReceipt(deps, inbound, plan.name, at);
+		const reply = await inbound.answer?.(report.mic);
+		const receipt = await inboundReceipt(deps, inbound, plan.name, at, reply);
 		try {
 			const message = await store.transaction(async (tx) => {
 				record.id = await tx.ids.next("msg_");
@@ -159,7 +169,7 @@ export async function processInbound(
 			});
 			if (inbound.mdnRequest?.mode === "async") deps.wake();
 			deps.telemetry.messageSettled(message);
-			return { error: null, mic: report.mic, message, duplicate: false };
+			return { error: null, mic: report.mic, message, duplicate: false, ...(reply ? { reply } : {}) };
 		} catch (error) {
 			// The same Message-ID won a race from another request: answer as for a duplicate.
 			await receipt.discard();

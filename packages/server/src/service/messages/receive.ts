@@ -4,6 +4,7 @@ import {
 	concatBytes,
 	isAs2Error,
 	type MdnRequest,
+	type Mic,
 	MimeHeaders,
 	parseAs2Id,
 	readMdnRequest,
@@ -14,7 +15,6 @@ import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { type Plan, planOf, receiveLimits } from "../plans.ts";
 import type { InboundRefusal } from "../telemetry.ts";
-import { captureSyncMdnSent } from "./attempts.ts";
 import { createInboundAdmission } from "./inbound-admission.ts";
 import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
@@ -187,20 +187,20 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 				deps.wake();
 				return text(200, "The AS2 message was received; its MDN follows asynchronously.");
 			}
-			const outcome = await processInbound(logged, keys, inbound);
-			const identity = await keys.signingIdentity(tenant.id, now()).catch(() => null);
-			const reply = replyMdn({
-				original: { messageId: inbound.messageId, from, to, mdnRequest },
-				mic: outcome.mic,
-				disposition: dispositionFor(outcome.error),
-				identity,
-				...(outcome.error ? { text: errorText(outcome.error) } : {}),
-				at: now(),
-				domain,
-			});
-			// The receipt's response: a duplicate's MDN answers another request than the one kept.
-			if (outcome.message && !outcome.duplicate) await captureSyncMdnSent(deps, outcome.message, reply);
-			return reply;
+			const answer = async (mic: Mic | undefined, error: unknown) =>
+				replyMdn({
+					original: { messageId: inbound.messageId, from, to, mdnRequest },
+					mic,
+					disposition: dispositionFor(error),
+					identity: await keys.signingIdentity(tenant.id, now()).catch(() => null),
+					...(error ? { text: errorText(error) } : {}),
+					at: now(),
+					domain,
+				});
+			// A stored message's MDN is built (and kept as its receipt's response) before it is
+			// stored; a duplicate's or a refusal's after.
+			const outcome = await processInbound(logged, keys, { ...inbound, answer: (mic) => answer(mic, null) });
+			return outcome.reply ?? (await answer(outcome.mic, outcome.error));
 		} finally {
 			release();
 			if (blobKey && !keepBlob) await blobs.delete(blobKey).catch(() => {});
