@@ -89,7 +89,8 @@ export function apiKeyRoutes() {
 				tags: ["API keys"],
 				access: { permission: "*", reach: "tenant" },
 				summary: "Revoke an API key; it is refused from then on",
-				description: "Only a key within the caller's reach (see the list); any other answers 404, as a missing one.",
+				description:
+					"Only a key within the caller's reach (see the list); any other answers 404, as a missing one. Refused from the next request on this instance; other instances on the same database refuse it within a second (each remembers an authenticated key for that long).",
 				responses: {
 					200: {
 						description: "revoked",
