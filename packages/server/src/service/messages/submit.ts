@@ -78,7 +78,6 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			const mdnMode = input.mdnMode ?? partner.mdnMode;
 			if (sign) await keys.signingIdentity(principal.tenantId, at);
 			if (encrypt) await keys.encryptionCertificate(partner.id, at);
-			const tenant = await store.tenants.get(principal.accountId, principal.tenantId);
 			const account = { id: principal.accountId, plan: principal.plan };
 			if (principal.environment === "live") await checkMessageAllowance(store, account, config, at);
 			if (!blob) {
@@ -93,6 +92,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			}
 			const stored = blob;
 			const message = await store.transaction(async (tx) => {
+				// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
+				const tenant = await tx.tenants.get(principal.accountId, principal.tenantId);
 				const record: MessageRecord = {
 					id: await tx.ids.next("msg_"),
 					accountId: principal.accountId,
