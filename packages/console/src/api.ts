@@ -5,6 +5,7 @@
  * each error next to the field the API named.
  */
 import { BASE_URL } from "./base.ts";
+import { retryDelayMs, withRequestSlot } from "./request-slots.ts";
 import { session } from "./session.ts";
 
 export interface Pagination {
@@ -104,13 +105,23 @@ export async function toApiError(response: Response): Promise<ApiError> {
 async function request<T>(method: string, path: string, options: { query?: Query; json?: unknown } = {}): Promise<T> {
 	const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
 	if (options.json !== undefined) headers["Content-Type"] = "application/json";
+	const send = () =>
+		withRequestSlot(() =>
+			fetch(apiUrl(path, options.query), {
+				method,
+				headers,
+				body: options.json === undefined ? undefined : JSON.stringify(options.json),
+			}),
+		);
 	let response: Response;
 	try {
-		response = await fetch(apiUrl(path, options.query), {
-			method,
-			headers,
-			body: options.json === undefined ? undefined : JSON.stringify(options.json),
-		});
+		response = await send();
+		// A read refused for the rate limit is asked again once, after the wait the server names.
+		const delay = method === "GET" ? retryDelayMs(response) : null;
+		if (delay !== null) {
+			await new Promise((resolve) => setTimeout(resolve, delay));
+			response = await send();
+		}
 	} catch {
 		throw new ApiError(0, "NETWORK_ERROR", "the server could not be reached");
 	}

@@ -1,4 +1,4 @@
-/** The tenant's partners for pickers (first 100, by name): the send form and the message filters. */
+/** The tenant's partners for pickers (first 100): the send form and the message filters. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api.ts";
 
@@ -6,17 +6,15 @@ export interface PartnerOption {
 	id: string;
 	name: string;
 	as2_id: string;
-	is_active?: boolean;
-	active?: boolean;
 }
 
-export function usePartnerOptions(): PartnerOption[] {
-	const [partners, setPartners] = useState<PartnerOption[]>([]);
+export function usePartnerOptions(): { rows: PartnerOption[]; loaded: boolean } {
+	const [state, setState] = useState<{ rows: PartnerOption[]; loaded: boolean }>({ rows: [], loaded: false });
 	useEffect(() => {
 		api
 			.page<PartnerOption>("/v1/partners", { per_page: 100 })
-			.then((page) => setPartners(page.data))
-			.catch(() => setPartners([]));
+			.then((page) => setState({ rows: page.data, loaded: true }))
+			.catch(() => setState({ rows: [], loaded: true }));
 	}, []);
-	return partners;
+	return state;
 }

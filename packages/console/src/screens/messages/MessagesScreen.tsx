@@ -15,7 +15,7 @@ import { usePagedList } from "../../use-paged-list.ts";
 import { usePartnerOptions } from "../../use-partners.ts";
 
 const STATUSES = ["queued", "processing", "sent", "delivered", "failed", "received"];
-const FILTER_NAMES = ["status", "direction", "partner_id", "from_date", "to_date", "search", "has_errors"];
+const FILTER_NAMES = ["status", "direction", "partner_id", "mdn_status", "from_date", "to_date", "search"];
 
 export function MessagesScreen() {
 	const { query } = useLocation();
@@ -62,7 +62,7 @@ export function MessagesScreen() {
 					name="partner_id"
 					value={filters.partner_id ?? ""}
 					error={fieldError("partner_id")}
-					options={[["", "Any partner"], ...partners.map((p): [string, string] => [p.id, p.name])]}
+					options={[["", "Any partner"], ...partners.rows.map((p): [string, string] => [p.id, p.name])]}
 				/>
 				<Field
 					label="From"
