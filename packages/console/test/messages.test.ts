@@ -1,0 +1,189 @@
+/**
+ * The console's message flows in headless Chromium against the built server (issue #19):
+ * send a file from the console (keyboard only) to a partner created through the API, watch
+ * it reach delivered, read its timeline and download the payload; a failed live send shows
+ * its compatibility hint and, once the partner is fixed, Retry delivers it. The partner is an
+ * AS2 endpoint on 127.0.0.1 (test/helpers/quirky-partner.ts). axe-core on every screen.
+ */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKey } from "../../../test/blackbox/clients.ts";
+import { makeCertificates } from "../../server/test/helpers/certs.ts";
+import {
+	createPartnerWithCertificate,
+	processedAnswer,
+	type QuirkyPartners,
+	startQuirkyPartners,
+} from "../../server/test/helpers/quirky-partner.ts";
+import {
+	axe,
+	type ConsoleHarness,
+	call,
+	registerUser,
+	screenshot,
+	signIn,
+	startConsole,
+	UI_TIMEOUT_MS,
+} from "./browser-harness.ts";
+
+const certs = makeCertificates();
+const partnerKey = certs.selfSigned("console-partner");
+const X12 = "ISA*00*          *00*          *ZZ*OURS*ZZ*CONSOLE~\r\nST*850*0001~\r\n";
+
+let harness: ConsoleHarness;
+let partners: QuirkyPartners;
+
+beforeAll(async () => {
+	partners = await startQuirkyPartners();
+	harness = await startConsole({
+		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
+	});
+});
+afterAll(async () => {
+	await harness?.stop();
+	await partners?.close();
+	rmSync(certs.dir, { recursive: true, force: true });
+});
+
+async function createPartner(token: string, as2Id: string, settings: Record<string, unknown> = {}) {
+	return createPartnerWithCertificate(
+		(path, body) => call(harness.server.base, "POST", path, { token, body }),
+		{
+			name: `Partner ${as2Id}`,
+			as2_id: as2Id,
+			url: partners.url,
+			mdn_mode: "sync",
+			mdn: { signed: true },
+			...settings,
+		},
+		partnerKey.certPem,
+	);
+}
+
+describe("messages in the console", () => {
+	it("sends a file with the keyboard, watches it reach delivered, shows its timeline and downloads the payload", async () => {
+		const user = await registerUser(harness);
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await axe(page);
+		await screenshot(page, "overview-empty");
+		await createPartner(user.token, "CONSOLE-TEST");
+
+		const nav = page.getByRole("navigation", { name: "Main" });
+		await nav.getByRole("link", { name: "Messages", exact: true }).click();
+		await page.getByRole("heading", { level: 1, name: "Messages" }).waitFor();
+		await page.getByText("No messages yet").waitFor();
+		await axe(page);
+		await page.getByRole("link", { name: "Send a message" }).first().click();
+		await page.getByRole("heading", { level: 1, name: "Send a message" }).waitFor();
+		await page
+			.getByLabel("Partner")
+			.getByRole("option", { name: /CONSOLE-TEST/ })
+			.waitFor({ state: "attached" });
+		await axe(page);
+
+		// Keyboard only from the first field: the partner is chosen, Space opens the file chooser.
+		// In the certificates' scratch directory (removed in afterAll): the browser reads the file
+		// while it uploads, after the last key press.
+		const file = join(certs.dir, `order-${process.pid}.x12`);
+		writeFileSync(file, X12);
+		await page.getByLabel("Partner").focus();
+		await page.keyboard.press("Tab");
+		const chooser = page.waitForEvent("filechooser");
+		await page.keyboard.press("Space");
+		await (await chooser).setFiles(file);
+		await page.keyboard.press("Tab");
+		expect(await page.getByLabel("Content type").inputValue()).toBe("application/edi-x12");
+		await page.keyboard.press("Tab");
+		await page.keyboard.type("Purchase order 4711");
+		await page.keyboard.press("Tab");
+		expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Send message");
+		await page.keyboard.press("Enter");
+
+		await page.getByRole("heading", { level: 1, name: "Purchase order 4711" }).waitFor();
+		// A test-environment message: the simulated partner delivers it; the screen polls.
+		await page.locator(".lead .badge", { hasText: "delivered" }).waitFor({ timeout: UI_TIMEOUT_MS * 2 });
+		const timeline = page.getByRole("list", { name: "Timeline" });
+		await timeline.getByText("delivered").waitFor();
+		expect(await timeline.getByRole("listitem").count()).toBeGreaterThanOrEqual(2);
+		await axe(page);
+		await screenshot(page, "message-delivered");
+
+		const download = page.waitForEvent("download");
+		await page.getByRole("button", { name: "Download payload" }).click();
+		const saved = await download;
+		expect(saved.suggestedFilename()).toBe(`order-${process.pid}.x12`);
+		expect(saved.url()).toMatch(/^blob:/);
+		expect(readFileSync((await saved.path())!, "utf8")).toBe(X12);
+
+		await nav.getByRole("link", { name: "Messages", exact: true }).click();
+		await page.getByRole("link", { name: "Purchase order 4711" }).waitFor();
+		await page.getByLabel("Status").selectOption("failed");
+		await page.getByText("No results").waitFor();
+		await page.getByLabel("Status").selectOption("delivered");
+		await page.getByRole("link", { name: "Purchase order 4711" }).waitFor();
+		await axe(page);
+		await screenshot(page, "messages");
+		await nav.getByRole("link", { name: "Overview", exact: true }).click();
+		await page.getByRole("link", { name: "1 delivered today" }).waitFor();
+		await axe(page);
+		await screenshot(page, "overview");
+		await context.close();
+	});
+
+	it("shows a failed live send's compatibility hint, and Retry after a confirmation delivers it", async () => {
+		const user = await registerUser(harness);
+		const liveKey = await createKey(harness.server.base, user.token, {
+			scope: "tenant",
+			tenant_id: user.tenantId,
+			environment: "live",
+			permissions: ["*"],
+		});
+		const tenant = await call(harness.server.base, "GET", `/v1/tenants/${user.tenantId}`, { token: user.token });
+		const partnerId = await createPartner(liveKey, "CONSOLE-QUIRKY", { sign: true });
+		partners.answer("CONSOLE-QUIRKY", () => ({ status: 400, body: "Bad Request: no Content-Transfer-Encoding" }));
+		const sent = await call(harness.server.base, "POST", "/v1/messages", {
+			token: liveKey,
+			body: {
+				partner_id: partnerId,
+				content_type: "application/edi-x12",
+				subject: "Invoice 9",
+				payload: { content: X12 },
+			},
+		});
+		expect(sent.status, sent.text).toBe(202);
+
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await page.goto(`${harness.url}messages/${sent.json.data.id}`);
+		await page.getByRole("heading", { level: 1, name: "Invoice 9" }).waitFor();
+		const hint = page.getByRole("region", { name: "Compatibility hint" });
+		await hint.waitFor({ timeout: UI_TIMEOUT_MS * 2 });
+		expect(await hint.textContent()).toContain("compatibility.transfer_encoding");
+		await page.getByText("PARTNER_REJECTED").first().waitFor();
+		await axe(page);
+		await screenshot(page, "message-failed-hint");
+
+		// The partner is fixed: it now answers with a signed positive MDN.
+		partners.answer("CONSOLE-QUIRKY", (request) =>
+			processedAnswer(certs.dir, request, partnerKey, tenant.json.data.as2_id),
+		);
+		await page.getByRole("button", { name: "Retry" }).click();
+		const dialog = page.getByRole("dialog", { name: "Retry this message now?" });
+		await dialog.waitFor();
+		// Focus starts on Cancel; Escape closes without retrying.
+		expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
+		await axe(page);
+		await page.keyboard.press("Escape");
+		await dialog.waitFor({ state: "hidden" });
+		expect(partners.requests("CONSOLE-QUIRKY")).toHaveLength(1);
+		await page.getByRole("button", { name: "Retry" }).click();
+		await dialog.getByRole("button", { name: "Retry" }).click();
+		await page.locator(".lead .badge", { hasText: "delivered" }).waitFor({ timeout: UI_TIMEOUT_MS * 2 });
+		await page.getByRole("region", { name: "Compatibility hint" }).waitFor({ state: "detached" });
+		await page.getByRole("button", { name: "Download the request of attempt 2" }).waitFor();
+		expect(partners.requests("CONSOLE-QUIRKY")).toHaveLength(2);
+		await context.close();
+	});
+});
