@@ -5,7 +5,7 @@
  * each error next to the field the API named.
  */
 import { BASE_URL } from "./base.ts";
-import { retryDelayMs, withRequestSlot } from "./request-slots.ts";
+import { MAX_RATE_LIMIT_RETRIES, pauseForRateLimit, withRequestSlot } from "./request-slots.ts";
 import { session } from "./session.ts";
 
 export interface Pagination {
@@ -116,10 +116,9 @@ async function request<T>(method: string, path: string, options: { query?: Query
 	let response: Response;
 	try {
 		response = await send();
-		// A read refused for the rate limit is asked again once, after the wait the server names.
-		const delay = method === "GET" ? retryDelayMs(response) : null;
-		if (delay !== null) {
-			await new Promise((resolve) => setTimeout(resolve, delay));
+		// A read refused for the rate limit is asked again after the wait the server names
+		// (a write is not: the user decides to try again).
+		for (let retry = 0; pauseForRateLimit(response) && method === "GET" && retry < MAX_RATE_LIMIT_RETRIES; retry++) {
 			response = await send();
 		}
 	} catch {

@@ -1,16 +1,23 @@
 /**
- * At most 4 API requests in flight from this tab: the Free plan admits 5 concurrent requests
- * per credential (decisions.md, Rate limits), and a screen such as the overview asks for a
- * dozen lists at once. The rest wait their turn here instead of getting 429.
+ * How this tab spends the plan's rate limit (decisions.md, Rate limits). The Free plan admits
+ * 5 concurrent requests and bursts of 20 refilled at 100 a minute, and a screen such as the
+ * overview asks for a dozen lists at once: at most 4 requests are in flight, and after a 429
+ * every request waits out its Retry-After together, instead of each failing on its own.
  */
 const MAX_IN_FLIGHT = 4;
+/** A refused read is asked again up to this many times. */
+export const MAX_RATE_LIMIT_RETRIES = 5;
 let inFlight = 0;
 const waiting: (() => void)[] = [];
+let pausedUntil = 0;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function withRequestSlot<T>(run: () => Promise<T>): Promise<T> {
 	if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
 	inFlight += 1;
 	try {
+		while (Date.now() < pausedUntil) await sleep(pausedUntil - Date.now());
 		return await run();
 	} finally {
 		inFlight -= 1;
@@ -18,12 +25,17 @@ export async function withRequestSlot<T>(run: () => Promise<T>): Promise<T> {
 	}
 }
 
-/** How long a 429 asks us to wait (Retry-After, seconds), bounded to 10 s; null: do not retry. */
-export function retryDelayMs(response: {
+/**
+ * After a 429: pauses every request for its Retry-After (seconds, bounded to 10 s) and answers
+ * true; false for any other status.
+ */
+export function pauseForRateLimit(response: {
 	status: number;
 	headers: { get(name: string): string | null };
-}): number | null {
-	if (response.status !== 429) return null;
+}): boolean {
+	if (response.status !== 429) return false;
 	const seconds = Number(response.headers.get("Retry-After") ?? "1");
-	return Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds : 1, 10) * 1000;
+	const waitMs = Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds : 1, 10) * 1000;
+	pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
+	return true;
 }

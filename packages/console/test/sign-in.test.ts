@@ -2,10 +2,11 @@
  * Sign in, sign out and register in headless Chromium against the built server (issue #19):
  * the form's fields are labelled Email and Password, the button is named Sign in, keyboard
  * alone signs in, the API's field errors show next to their fields, the token lives in
- * sessionStorage (never in a URL) and sign out revokes it.
+ * sessionStorage (never in a URL) and sign out revokes it; every navigation link opens a
+ * screen with one h1; an account user switches tenants; a revoked session signs out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axe, type ConsoleHarness, call, registerUser, screenshot, startConsole } from "./browser-harness.ts";
+import { axe, type ConsoleHarness, call, registerUser, screenshot, signIn, startConsole } from "./browser-harness.ts";
 
 describe("console sign-in in Chromium", () => {
 	let harness: ConsoleHarness;
@@ -82,6 +83,47 @@ describe("console sign-in in Chromium", () => {
 		await page.getByLabel("Confirm password").fill("correct horse battery");
 		await page.getByRole("button", { name: "Create account" }).click();
 		await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+		await context.close();
+	});
+
+	it("opens a screen with one h1 for every navigation link, switches tenants, and signs out on a revoked session", async () => {
+		const user = await registerUser(harness);
+		const second = await call(harness.server.base, "POST", "/v1/tenants", {
+			token: user.token,
+			body: { name: "Second Tenant" },
+		});
+		expect(second.status, second.text).toBe(201);
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		const nav = page.getByRole("navigation", { name: "Main" });
+		for (const name of ["Messages", "Partners", "Certificates", "Webhooks", "API keys", "EPCIS", "Overview"]) {
+			await nav.getByRole("link", { name, exact: true }).click();
+			await page.waitForURL((url) => url.pathname.startsWith("/console/"));
+			await nav.getByRole("link", { name, exact: true }).and(page.locator("[aria-current=page]")).waitFor();
+			await page.getByRole("heading", { level: 1 }).first().waitFor();
+			expect(await page.getByRole("heading", { level: 1 }).count(), name).toBe(1);
+			await axe(page);
+		}
+		// The tenant switcher: requests now carry X-Tenant-ID of the chosen tenant.
+		const switcher = page.getByLabel("Tenant");
+		await switcher.selectOption({ label: "Second Tenant" });
+		await page.getByText("Tenant Second Tenant").waitFor();
+		const seen: string[] = [];
+		page.on("request", (request) => {
+			const tenant = request.headers()["x-tenant-id"];
+			if (tenant) seen.push(tenant);
+		});
+		await nav.getByRole("link", { name: "Messages", exact: true }).click();
+		await page.getByRole("heading", { level: 1, name: "Messages" }).waitFor();
+		await page.getByText("No messages yet").waitFor();
+		expect(new Set(seen)).toEqual(new Set([second.json.data.id]));
+		await screenshot(page, "tenant-switched");
+		// A session revoked elsewhere: the next answer is 401 and the console signs out.
+		const consoleToken = await page.evaluate(() => sessionStorage.getItem("as2kit.token"));
+		expect((await call(harness.server.base, "POST", "/auth/logout", { token: consoleToken! })).status).toBe(200);
+		await page.reload();
+		await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+		expect(await page.evaluate(() => sessionStorage.getItem("as2kit.token"))).toBeNull();
 		await context.close();
 	});
 });
