@@ -96,6 +96,29 @@ describe("the console served by the built server", () => {
 		}
 	});
 
+	it("survives hostile clients: an aborted asset download, a slow request, HEAD and POST", async () => {
+		const html = await (await fetch(`${server.base}/console/`)).text();
+		const script = /src="(\/console\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)![1]!;
+		// The client resets the connection as soon as its request is out.
+		const aborted = await rawRequest(server.port, `GET ${script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, [], {
+			resetAfterWrite: true,
+		});
+		expect(aborted.ended).not.toBe("timeout");
+		// The request line and headers dribbled in, a few bytes at a time (bounded: 12 chunks).
+		const head = `GET /console/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+		const chunks = head.match(/[\s\S]{1,6}/g)!.slice(0, 12);
+		const rest = head.slice(chunks.join("").length);
+		const slow = await rawRequest(server.port, chunks[0]!, [...chunks.slice(1), rest], { pauseMs: 20 });
+		expect(slow.status).toBe(200);
+		expect(slow.raw).toContain("<!doctype html>");
+		const headOnly = await curl(["-I", "-o", "/dev/null", "-w", "%{http_code}", `${server.base}/console/`]);
+		expect(headOnly.stdout).toBe("200");
+		const posted = await call(server.base, "POST", "/console/", { body: { x: 1 } });
+		expect(posted.status).toBe(404);
+		server.assertAlive();
+		expect((await fetch(`${server.base}/health`)).status).toBe(200);
+	});
+
 	it("answers an allowed origin's preflight before authentication and gives no other origin CORS headers", async () => {
 		const preflight = await call(server.base, "OPTIONS", "/v1/messages", {
 			headers: {
