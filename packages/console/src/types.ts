@@ -28,6 +28,7 @@ export interface Message {
 	error_message: string | null;
 	error_hint: ErrorHint | null;
 	next_attempt_at: string | null;
+	scheduled_at: string | null;
 	resent_from: string | null;
 	resent_as: string[];
 	sent_at: string | null;

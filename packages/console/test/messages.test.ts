@@ -186,4 +186,42 @@ describe("messages in the console", () => {
 		expect(partners.requests("CONSOLE-QUIRKY")).toHaveLength(2);
 		await context.close();
 	});
+
+	it("cancels a scheduled message after a confirmation, then resends its payload as a new message", async () => {
+		const user = await registerUser(harness);
+		const partnerId = await createPartner(user.token, "CONSOLE-LATER");
+		const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+		const sent = await call(harness.server.base, "POST", "/v1/messages", {
+			token: user.token,
+			body: {
+				partner_id: partnerId,
+				content_type: "application/edi-x12",
+				subject: "Forecast",
+				scheduled_at: tomorrow,
+				payload: { content: X12 },
+			},
+		});
+		expect(sent.status, sent.text).toBe(202);
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await page.goto(`${harness.url}messages/${sent.json.data.id}`);
+		await page.getByRole("heading", { level: 1, name: "Forecast" }).waitFor();
+		await page.locator(".lead .badge", { hasText: "queued" }).waitFor();
+		await page.getByRole("button", { name: "Cancel message" }).click();
+		const dialog = page.getByRole("dialog", { name: "Cancel this message?" });
+		await dialog.getByRole("button", { name: "Cancel message" }).click();
+		await page.getByText("CANCELLED").first().waitFor();
+		await page.locator(".lead .badge", { hasText: "failed" }).waitFor();
+		await page.getByRole("button", { name: "Resend" }).click();
+		await page
+			.getByRole("dialog", { name: "Resend as a new message?" })
+			.getByRole("button", { name: "Resend" })
+			.click();
+		await page.waitForURL(
+			(url) => url.pathname.startsWith("/console/messages/") && !url.pathname.endsWith(sent.json.data.id),
+		);
+		await page.getByRole("heading", { level: 1, name: "Forecast" }).waitFor();
+		await page.locator(".lead .badge", { hasText: "delivered" }).waitFor({ timeout: UI_TIMEOUT_MS * 2 });
+		await context.close();
+	});
 });

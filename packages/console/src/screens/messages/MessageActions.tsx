@@ -33,9 +33,12 @@ const TEXT: Record<Action, { label: string; title: string; body: string; danger?
 export function availableActions(message: Message): Action[] {
 	if (message.direction !== "outbound") return [];
 	const actions: Action[] = [];
-	if (message.status === "failed" || message.next_attempt_at) actions.push("retry");
+	// Retry: a failed message, or one waiting for its next attempt or its scheduled time.
+	const waiting = Boolean(message.next_attempt_at) || (message.status === "queued" && Boolean(message.scheduled_at));
+	if (message.status === "failed" || waiting) actions.push("retry");
 	if (message.status !== "queued" && message.status !== "processing") actions.push("resend");
-	if (message.status === "queued" || message.status === "processing") actions.push("cancel");
+	// Cancel: not while a worker may be sending it (409 INVALID_MESSAGE_STATE).
+	if (message.status === "queued" || message.next_attempt_at) actions.push("cancel");
 	return actions;
 }
 
