@@ -7,6 +7,15 @@ export function formatDate(value: string | null | undefined): string {
 	return Number.isNaN(date.getTime()) ? value : dateTime.format(date);
 }
 
+const day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
+
+/** A date without its time (a billing period's bounds are UTC midnights). */
+export function formatDay(value: string | null | undefined): string {
+	if (!value) return "—";
+	const date = new Date(value);
+	return Number.isNaN(date.getTime()) ? value : day.format(date);
+}
+
 export function formatBytes(bytes: number | null | undefined): string {
 	if (bytes === null || bytes === undefined) return "—";
 	const units = ["B", "KB", "MB", "GB", "TB"];

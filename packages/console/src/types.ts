@@ -70,7 +70,7 @@ export interface Attempt {
 	http_status: number | null;
 	bytes_sent: number | null;
 	bytes_received: number | null;
-	outcome: "succeeded" | "retrying" | "failed";
+	outcome: "in_progress" | "succeeded" | "retrying" | "failed";
 	error_code: string | null;
 	error_message: string | null;
 	tls_version: string | null;

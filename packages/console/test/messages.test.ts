@@ -184,6 +184,16 @@ describe("messages in the console", () => {
 		await page.getByRole("region", { name: "Compatibility hint" }).waitFor({ state: "detached" });
 		await page.getByRole("button", { name: "Download the request of attempt 2" }).waitFor();
 		expect(partners.requests("CONSOLE-QUIRKY")).toHaveLength(2);
+
+		// The overview shows this month's live messages against the plan (GET /v1/account/usage).
+		const usage = await call(harness.server.base, "GET", "/v1/account/usage", { token: user.token });
+		expect(usage.status, usage.text).toBe(200);
+		expect(usage.json.data.live_messages.used).toBeGreaterThanOrEqual(1);
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Overview", exact: true }).click();
+		await page
+			.getByRole("region", { name: "Plan: professional" })
+			.getByText(`${usage.json.data.live_messages.used} of 100,000`)
+			.waitFor();
 		await context.close();
 	});
 

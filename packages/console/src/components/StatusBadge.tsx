@@ -22,6 +22,7 @@ const TONES: Record<string, "good" | "bad" | "warn" | "neutral" | "info"> = {
 	sending: "info",
 	sent: "info",
 	retrying: "warn",
+	in_progress: "info",
 	awaiting_mdn: "warn",
 	expiring: "warn",
 };

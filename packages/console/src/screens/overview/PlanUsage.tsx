@@ -1,9 +1,10 @@
 /**
  * The account's plan and this month's usage against its limits: `GET /v1/account` (plan and
- * limits) and `GET /v1/account/usage` when the server has it (older servers: limits only).
+ * limits) and `GET /v1/account/usage` (a server without it, or a credential without
+ * accounts:read, shows the limits only).
  */
 import { ApiError, api } from "../../api.ts";
-import { formatBytes, formatDate } from "../../format.ts";
+import { formatBytes, formatDay } from "../../format.ts";
 import { useApi } from "../../use-api.ts";
 
 interface Account {
@@ -19,10 +20,11 @@ interface Account {
 }
 
 interface Usage {
-	period: { from: string; to: string };
-	messages: { sent: number; received: number; limit: number | null };
-	bytes: { sent: number; received: number };
-	storage: { total_bytes: number };
+	period: { start: string; end: string };
+	live_messages: { used: number; limit: number | null };
+	live_bytes: number;
+	unsigned_received: { messages: number; bytes: number };
+	storage: { payload_bytes: number; wire_bytes: number; total_bytes: number };
 }
 
 async function loadUsage(): Promise<Usage | null> {
@@ -42,8 +44,8 @@ export function PlanUsage() {
 	if (account.error) return null; // A credential without accounts:read: nothing to show here.
 	if (!account.data) return null;
 	const { plan, limits } = account.data;
-	const used = usage.data ? usage.data.messages.sent + usage.data.messages.received : null;
-	const limit = usage.data?.messages.limit ?? limits.monthly_live_messages;
+	const used = usage.data?.live_messages.used ?? null;
+	const limit = usage.data?.live_messages.limit ?? limits.monthly_live_messages;
 	return (
 		<section class="card" aria-labelledby="plan-usage">
 			<h2 id="plan-usage">
@@ -51,20 +53,21 @@ export function PlanUsage() {
 			</h2>
 			{used !== null && usage.data ? (
 				<>
-					<p class="stat-label">
-						Live messages this month ({formatDate(usage.data.period.from)} – {formatDate(usage.data.period.to)})
-					</p>
+					<p class="stat-label">Live messages this month (since {formatDay(usage.data.period.start)})</p>
 					<p class="stat-value">
 						{used.toLocaleString()} <span class="stat-of">of {limitText(limit)}</span>
 					</p>
 					{limit !== null ? <meter class="meter" min={0} max={limit} value={used} aria-label="Messages used" /> : null}
 					<dl class="facts">
-						<dt>Data sent / received</dt>
+						<dt>Live payload bytes</dt>
+						<dd>{formatBytes(usage.data.live_bytes)}</dd>
+						<dt>Unsigned received (not counted)</dt>
+						<dd>{usage.data.unsigned_received.messages.toLocaleString()}</dd>
+						<dt>Storage kept</dt>
 						<dd>
-							{formatBytes(usage.data.bytes.sent)} / {formatBytes(usage.data.bytes.received)}
+							{formatBytes(usage.data.storage.total_bytes)} (payloads {formatBytes(usage.data.storage.payload_bytes)},
+							wire captures {formatBytes(usage.data.storage.wire_bytes)})
 						</dd>
-						<dt>Storage</dt>
-						<dd>{formatBytes(usage.data.storage.total_bytes)}</dd>
 					</dl>
 				</>
 			) : null}
