@@ -7,6 +7,7 @@ import { ApiError, api, onUnauthorized } from "./api.ts";
 import { AuthContext, type AuthState, type Me } from "./auth-state.tsx";
 import { Layout } from "./components/Layout.tsx";
 import { NotFound } from "./components/NotFound.tsx";
+import { ScreenErrorBoundary } from "./components/ScreenErrorBoundary.tsx";
 import { match, navigate, useLocation } from "./router.tsx";
 import { routes } from "./routes.tsx";
 import { RegisterScreen } from "./screens/auth/RegisterScreen.tsx";
@@ -76,7 +77,9 @@ function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
 	return (
 		<AuthContext.Provider value={state}>
 			{/* Keyed by tenant: switching tenants reloads every screen's data. */}
-			<Layout key={state.tenant?.id ?? "none"}>{screen}</Layout>
+			<Layout key={state.tenant?.id ?? "none"}>
+				<ScreenErrorBoundary key={location.path}>{screen}</ScreenErrorBoundary>
+			</Layout>
 		</AuthContext.Provider>
 	);
 }

@@ -126,6 +126,24 @@ describe("console sign-in in Chromium", () => {
 		expect(await page.evaluate(() => sessionStorage.getItem("as2kit.token"))).toBeNull();
 		await context.close();
 	});
+
+	it("shows a screen's failure on an answer of the wrong shape and keeps the navigation working", async () => {
+		const user = await registerUser(harness);
+		const { context, page } = await harness.newPage();
+		// An answer the overview cannot read: 200 with the usage's fields missing.
+		await page.route("**/v1/account/usage", (route) =>
+			route.fulfill({ status: 200, contentType: "application/json", body: '{"data":{}}' }),
+		);
+		await page.goto(harness.url);
+		await page.getByLabel("Email").fill(user.email);
+		await page.getByLabel("Password").fill(user.password);
+		await page.getByRole("button", { name: "Sign in" }).click();
+		await page.getByRole("heading", { level: 1, name: "This screen could not be shown" }).waitFor();
+		await page.getByRole("alert").waitFor();
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages", exact: true }).click();
+		await page.getByRole("heading", { level: 1, name: "Messages" }).waitFor();
+		await context.close();
+	});
 });
 
 async function expectDescribedBy(input: import("playwright-core").Locator, text: RegExp) {
