@@ -234,4 +234,42 @@ describe("messages in the console", () => {
 		await page.locator(".lead .badge", { hasText: "delivered" }).waitFor({ timeout: UI_TIMEOUT_MS * 2 });
 		await context.close();
 	});
+
+	it("pages through the list, searches it, and shows the API's filter error next to its field", async () => {
+		const user = await registerUser(harness);
+		const partnerId = await createPartner(user.token, "CONSOLE-MANY");
+		for (let n = 1; n <= 21; n++) {
+			const sent = await call(harness.server.base, "POST", "/v1/messages", {
+				token: user.token,
+				body: {
+					partner_id: partnerId,
+					content_type: "text/plain",
+					subject: `Batch ${n}`,
+					payload: { content: `line ${n}` },
+				},
+			});
+			expect(sent.status, sent.text).toBe(202);
+		}
+		const { context, page } = await harness.newPage();
+		await signIn(harness, page, user);
+		await page.goto(`${harness.url}messages`);
+		await page.getByText("1–20 of 21").waitFor();
+		await page.getByRole("button", { name: "Next page" }).click();
+		await page.getByText("21–21 of 21").waitFor();
+		expect(await page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+		await page.getByLabel("Search").fill("Batch 7");
+		await page.getByLabel("Search").press("Enter");
+		await page.getByText("1–1 of 1").waitFor();
+		await page.getByRole("link", { name: "Batch 7" }).waitFor();
+		await page.getByLabel("Search").fill("");
+		await page.getByLabel("From", { exact: true }).fill("2026-02-02");
+		await page.getByLabel("To", { exact: true }).fill("2026-01-01");
+		await page.getByRole("button", { name: "Apply filters" }).click();
+		const to = page.getByLabel("To", { exact: true });
+		await to.and(page.locator("[aria-invalid=true]")).waitFor();
+		const describedBy = await to.getAttribute("aria-describedby");
+		expect(await page.locator(`#${describedBy}`).textContent()).toBe("must be later than from_date");
+		await axe(page);
+		await context.close();
+	});
 });

@@ -44,9 +44,14 @@ describe("console sign-in in Chromium", () => {
 		expect(stored.session).toMatch(/\S{20,}/);
 		expect(stored.local).toEqual([]);
 		expect(stored.url).not.toContain(stored.session);
-		// A reload in the same tab keeps the session.
+		// The theme toggle overrides the system's scheme, and a reload keeps both it and the session.
+		await page.emulateMedia({ colorScheme: "light" });
+		await page.getByRole("button", { name: "Switch to dark theme" }).click();
+		expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe("dark");
 		await page.reload();
 		await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+		await page.getByRole("button", { name: "Switch to light theme" }).waitFor();
+		expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
 		await page.getByRole("button", { name: "Sign out" }).click();
 		await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
 		expect(await page.evaluate(() => sessionStorage.getItem("as2kit.token"))).toBeNull();
