@@ -123,6 +123,10 @@ describe("messages in the console", () => {
 		await page.getByText("No results").waitFor();
 		await page.getByLabel("Status").selectOption("delivered");
 		await page.getByRole("link", { name: "Purchase order 4711" }).waitFor();
+		await page.getByLabel("Environment").selectOption("live");
+		await page.getByText("No results").waitFor();
+		await page.getByLabel("Environment").selectOption("test");
+		await page.getByRole("link", { name: "Purchase order 4711" }).waitFor();
 		await axe(page);
 		await screenshot(page, "messages");
 		await nav.getByRole("link", { name: "Overview", exact: true }).click();
@@ -270,6 +274,16 @@ describe("messages in the console", () => {
 		const describedBy = await to.getAttribute("aria-describedby");
 		expect(await page.locator(`#${describedBy}`).textContent()).toBe("must be later than from_date");
 		await axe(page);
+		// A filter the overview links with (?mdn_status=…) is shown in the form and kept when
+		// another filter changes.
+		await page.goto(`${harness.url}messages?mdn_status=timeout`);
+		await page.getByText("No results").waitFor();
+		expect(await page.getByLabel("MDN").inputValue()).toBe("timeout");
+		await page.getByLabel("Direction").selectOption("outbound");
+		await page.getByText("No results").waitFor();
+		expect(await page.getByLabel("MDN").inputValue()).toBe("timeout");
+		await page.getByLabel("MDN").selectOption("");
+		await page.getByText("1–20 of 21").waitFor();
 		await context.close();
 	});
 });

@@ -13,8 +13,16 @@ const PHASES: [keyof Attempt["phases"], string][] = [
 	["wait_ms", "wait"],
 ];
 
-export function AttemptsList({ attempts }: { attempts: Attempt[] }) {
-	if (attempts.length === 0) return <p class="muted">No transmission attempt yet.</p>;
+export function AttemptsList({ attempts, environment }: { attempts: Attempt[]; environment: "test" | "live" }) {
+	if (attempts.length === 0) {
+		return (
+			<p class="muted">
+				{environment === "test"
+					? "None: a test-environment message goes to the simulated partner, not over the network."
+					: "No transmission attempt yet."}
+			</p>
+		);
+	}
 	return (
 		<DataTable<Attempt>
 			caption="Transmission attempts"

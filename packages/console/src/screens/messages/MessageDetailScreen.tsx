@@ -154,7 +154,7 @@ export function MessageDetailScreen({ params }: { params: RouteParams }) {
 					</section>
 					<section aria-labelledby="attempts">
 						<h2 id="attempts">Attempts</h2>
-						<AttemptsList attempts={loaded.data.attempts} />
+						<AttemptsList attempts={loaded.data.attempts} environment={message.environment} />
 					</section>
 				</>
 			) : null}

@@ -15,7 +15,16 @@ import { usePagedList } from "../../use-paged-list.ts";
 import { usePartnerOptions } from "../../use-partners.ts";
 
 const STATUSES = ["queued", "processing", "sent", "delivered", "failed", "received"];
-const FILTER_NAMES = ["status", "direction", "partner_id", "mdn_status", "from_date", "to_date", "search"];
+const FILTER_NAMES = [
+	"status",
+	"direction",
+	"partner_id",
+	"mdn_status",
+	"environment",
+	"from_date",
+	"to_date",
+	"search",
+];
 
 export function MessagesScreen() {
 	const { query } = useLocation();
@@ -64,6 +73,27 @@ export function MessagesScreen() {
 					error={fieldError("partner_id")}
 					options={[["", "Any partner"], ...partners.rows.map((p): [string, string] => [p.id, p.name])]}
 				/>
+				<SelectField
+					label="MDN"
+					name="mdn_status"
+					value={filters.mdn_status ?? ""}
+					error={fieldError("mdn_status")}
+					options={[
+						["", "Any MDN status"],
+						...["pending", "received", "failed", "timeout", "none"].map((s): [string, string] => [s, s]),
+					]}
+				/>
+				<SelectField
+					label="Environment"
+					name="environment"
+					value={filters.environment ?? ""}
+					error={fieldError("environment")}
+					options={[
+						["", "Test and live"],
+						["live", "Live"],
+						["test", "Test"],
+					]}
+				/>
 				<Field
 					label="From"
 					name="from_date"
@@ -91,7 +121,12 @@ export function MessagesScreen() {
 					columns={[
 						{
 							header: "Message",
-							render: (m) => <Link to={`messages/${m.id}`}>{m.subject || m.filename || m.message_id}</Link>,
+							render: (m) => (
+								<>
+									<Link to={`messages/${m.id}`}>{m.subject || m.filename || m.message_id}</Link>
+									{m.environment === "test" ? <span class="badge badge-neutral tag">test</span> : null}
+								</>
+							),
 						},
 						{ header: "Status", render: (m) => <StatusBadge status={m.status} /> },
 						{ header: "Direction", render: (m) => m.direction },
