@@ -168,6 +168,13 @@ describe("messages in the console", () => {
 		await page.getByText("PARTNER_REJECTED").first().waitFor();
 		await axe(page);
 		await screenshot(page, "message-failed-hint");
+		// The overview lists it among the failures that need attention, and leads back to it.
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Overview", exact: true }).click();
+		await page
+			.getByRole("region", { name: "Failures that need attention" })
+			.getByRole("link", { name: "Invoice 9" })
+			.click();
+		await hint.waitFor();
 
 		// The partner is fixed: it now answers with a signed positive MDN.
 		partners.answer("CONSOLE-QUIRKY", (request) =>

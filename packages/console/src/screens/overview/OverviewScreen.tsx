@@ -9,6 +9,7 @@ import { formatDate } from "../../format.ts";
 import { Link } from "../../router.tsx";
 import type { Message } from "../../types.ts";
 import { useApi } from "../../use-api.ts";
+import { ListCard } from "./ListCard.tsx";
 import { loadOverview, MESSAGE_STATUSES, startOfToday } from "./overview-data.ts";
 import { PlanUsage } from "./PlanUsage.tsx";
 
@@ -70,32 +71,32 @@ export function OverviewScreen() {
 					total={data?.mdnsOverdue.total}
 					more={{ mdn_status: "pending" }}
 				/>
-				<section class="card" aria-labelledby="expiring">
-					<h2 id="expiring">Certificates expiring within 30 days</h2>
-					{data && data.expiring.length === 0 ? <p class="muted">None: nothing to renew this month.</p> : null}
-					<ul class="plain-list">
-						{data?.expiring.map((certificate) => (
-							<li key={certificate.id}>
-								<Link to="certificates">{certificate.name}</Link> ({certificate.type}) expires{" "}
-								{formatDate(certificate.expires_at)}
-							</li>
-						))}
-					</ul>
-				</section>
-				<section class="card" aria-labelledby="webhooks-failing">
-					<h2 id="webhooks-failing">Webhook endpoints failing</h2>
-					{data && data.failingWebhooks.length === 0 ? <p class="muted">None: every endpoint is answering.</p> : null}
-					<ul class="plain-list">
-						{data?.failingWebhooks.map((endpoint) => (
-							<li key={endpoint.id}>
-								<Link to="webhooks">{endpoint.url}</Link>{" "}
-								{endpoint.disabled_reason
-									? `disabled: ${endpoint.disabled_reason}`
-									: `failing since ${formatDate(endpoint.failing_since)}`}
-							</li>
-						))}
-					</ul>
-				</section>
+				<ListCard
+					title="Certificates expiring within 30 days"
+					empty="None: nothing to renew this month."
+					items={data?.expiring}
+					itemKey={(certificate) => certificate.id}
+					render={(certificate) => (
+						<>
+							<Link to="certificates">{certificate.name}</Link> ({certificate.type}) expires{" "}
+							{formatDate(certificate.expires_at)}
+						</>
+					)}
+				/>
+				<ListCard
+					title="Webhook endpoints failing"
+					empty="None: every endpoint is answering."
+					items={data?.failingWebhooks}
+					itemKey={(endpoint) => endpoint.id}
+					render={(endpoint) => (
+						<>
+							<Link to="webhooks">{endpoint.url}</Link>{" "}
+							{endpoint.disabled_reason
+								? `disabled: ${endpoint.disabled_reason}`
+								: `failing since ${formatDate(endpoint.failing_since)}`}
+						</>
+					)}
+				/>
 				<PlanUsage />
 			</div>
 		</Page>
@@ -109,25 +110,27 @@ function Attention(props: {
 	total: number | undefined;
 	more: Record<string, string>;
 }) {
-	const id = props.title.toLowerCase().replaceAll(/\W+/g, "-");
+	const hidden = (props.total ?? 0) - (props.rows?.length ?? 0);
 	return (
-		<section class="card" aria-labelledby={id}>
-			<h2 id={id}>{props.title}</h2>
-			{props.rows && props.rows.length === 0 ? <p class="muted">{props.empty}</p> : null}
-			<ul class="plain-list">
-				{props.rows?.map((message) => (
-					<li key={message.id}>
-						<Link to={`messages/${message.id}`}>{message.subject || message.filename || message.message_id}</Link> to{" "}
-						{message.partner.name ?? message.partner.as2_id} ·{" "}
-						{message.error_code ?? <StatusBadge status={message.mdn_status} />}
-					</li>
-				))}
-			</ul>
-			{props.total && props.total > (props.rows?.length ?? 0) ? (
-				<Link to="messages" query={props.more}>
-					All {props.total.toLocaleString()}
-				</Link>
-			) : null}
-		</section>
+		<ListCard
+			title={props.title}
+			empty={props.empty}
+			items={props.rows}
+			itemKey={(message) => message.id}
+			render={(message) => (
+				<>
+					<Link to={`messages/${message.id}`}>{message.subject || message.filename || message.message_id}</Link> to{" "}
+					{message.partner.name ?? message.partner.as2_id} ·{" "}
+					{message.error_code ?? <StatusBadge status={message.mdn_status} />}
+				</>
+			)}
+			footer={
+				hidden > 0 ? (
+					<Link to="messages" query={props.more}>
+						All {(props.total ?? 0).toLocaleString()}
+					</Link>
+				) : null
+			}
+		/>
 	);
 }
