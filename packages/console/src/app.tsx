@@ -10,6 +10,7 @@ import { NotFound } from "./components/NotFound.tsx";
 import { ScreenErrorBoundary } from "./components/ScreenErrorBoundary.tsx";
 import { match, navigate, useLocation } from "./router.tsx";
 import { routes } from "./routes.tsx";
+import { AuthFrame } from "./screens/auth/AuthFrame.tsx";
 import { RegisterScreen } from "./screens/auth/RegisterScreen.tsx";
 import { SignInScreen } from "./screens/auth/SignInScreen.tsx";
 import { session } from "./session.ts";
@@ -63,7 +64,21 @@ function SignedIn({ onSignedOut }: { onSignedOut: () => void }) {
 		};
 	}, [me, tenantId, onSignedOut]);
 	const location = useLocation();
-	if (failure) return <p role="alert">{failure}</p>;
+	if (failure) {
+		return (
+			<AuthFrame title="Your account could not be loaded">
+				<p class="error-note" role="alert">
+					{failure}
+				</p>
+				<button type="button" class="button primary wide" onClick={() => window.location.reload()}>
+					Try again
+				</button>
+				<button type="button" class="button ghost wide" onClick={onSignedOut}>
+					Sign out
+				</button>
+			</AuthFrame>
+		);
+	}
 	if (!state) return <p aria-busy="true">Loading…</p>;
 	let screen = <NotFound />;
 	for (const route of routes) {

@@ -132,7 +132,7 @@ describe("console sign-in in Chromium", () => {
 		await context.close();
 	});
 
-	it("shows a screen's failure on an answer of the wrong shape and keeps the navigation working", async () => {
+	it("shows a screen's failure on an answer of the wrong shape, keeps the navigation working, and offers a way out when the account cannot be read", async () => {
 		const user = await registerUser(harness);
 		const { context, page } = await harness.newPage();
 		// An answer the overview cannot read: 200 with the usage's fields missing.
@@ -147,6 +147,15 @@ describe("console sign-in in Chromium", () => {
 		await page.getByRole("alert").waitFor();
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages", exact: true }).click();
 		await page.getByRole("heading", { level: 1, name: "Messages" }).waitFor();
+		// The account itself cannot be read: say so, and offer a way out.
+		await page.route("**/auth/me", (route) =>
+			route.fulfill({ status: 503, contentType: "text/html", body: "<h1>Service Unavailable</h1>" }),
+		);
+		await page.reload();
+		await page.getByRole("heading", { level: 1, name: "Your account could not be loaded" }).waitFor();
+		await axe(page);
+		await page.getByRole("button", { name: "Sign out" }).click();
+		await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
 		await context.close();
 	});
 });

@@ -59,16 +59,16 @@ export function PlanUsage() {
 					</p>
 					{limit !== null ? <meter class="meter" min={0} max={limit} value={used} aria-label="Messages used" /> : null}
 					<dl class="facts">
-						<dt>Live payload bytes</dt>
+						<dt>Live payload</dt>
 						<dd>{formatBytes(usage.data.live_bytes)}</dd>
-						<dt>Unsigned received (not counted)</dt>
-						<dd>{usage.data.unsigned_received.messages.toLocaleString()}</dd>
+						<dt>Unsigned received</dt>
+						<dd>{usage.data.unsigned_received.messages.toLocaleString()} (not counted)</dd>
 						<dt>Storage kept</dt>
-						<dd>
-							{formatBytes(usage.data.storage.total_bytes)} (payloads {formatBytes(usage.data.storage.payload_bytes)},
-							wire captures {formatBytes(usage.data.storage.wire_bytes)})
-						</dd>
+						<dd>{formatBytes(usage.data.storage.total_bytes)}</dd>
+						<dt>of it wire captures</dt>
+						<dd>{formatBytes(usage.data.storage.wire_bytes)}</dd>
 					</dl>
+					<h3 class="subhead">Plan limits</h3>
 				</>
 			) : null}
 			<dl class="facts">
