@@ -1,4 +1,4 @@
-/** The tenant's partners for pickers (first 100): the send form and the message filters. */
+/** The tenant's partners for pickers (first 100): the send form, the message and certificate filters. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api.ts";
 
@@ -8,7 +8,8 @@ export interface PartnerOption {
 	as2_id: string;
 }
 
-export function usePartnerOptions(): { rows: PartnerOption[]; loaded: boolean } {
+/** The partners and whether they are loaded yet (an empty list is then a real "none"). */
+export function usePartnerPicker(): { rows: PartnerOption[]; loaded: boolean } {
 	const [state, setState] = useState<{ rows: PartnerOption[]; loaded: boolean }>({ rows: [], loaded: false });
 	useEffect(() => {
 		api
@@ -17,4 +18,9 @@ export function usePartnerOptions(): { rows: PartnerOption[]; loaded: boolean } 
 			.catch(() => setState({ rows: [], loaded: true }));
 	}, []);
 	return state;
+}
+
+/** The partners alone: empty while they load. */
+export function usePartnerOptions(): PartnerOption[] {
+	return usePartnerPicker().rows;
 }

@@ -12,7 +12,7 @@ import { formatBytes, formatDate } from "../../format.ts";
 import { Link, useLocation } from "../../router.tsx";
 import type { Message } from "../../types.ts";
 import { usePagedList } from "../../use-paged-list.ts";
-import { usePartnerOptions } from "../../use-partners.ts";
+import { usePartnerPicker } from "../../use-partners.ts";
 
 const STATUSES = ["queued", "processing", "sent", "delivered", "failed", "received"];
 const FILTER_NAMES = [
@@ -33,7 +33,7 @@ export function MessagesScreen() {
 		Object.fromEntries(FILTER_NAMES.flatMap((name) => (query.get(name) ? [[name, query.get(name)!]] : []))),
 	);
 	const list = usePagedList<Message>("/v1/messages", filters);
-	const partners = usePartnerOptions();
+	const partners = usePartnerPicker();
 	const fieldError = (name: string) => list.error?.field(name);
 	const fieldErrorsShown = list.error && Object.keys(list.error.fields).every((f) => FILTER_NAMES.includes(f));
 	return (

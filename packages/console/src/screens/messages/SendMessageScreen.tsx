@@ -13,7 +13,7 @@ import { SelectField } from "../../components/SelectField.tsx";
 import { Link, navigate } from "../../router.tsx";
 import type { Message } from "../../types.ts";
 import { upload } from "../../upload.ts";
-import { usePartnerOptions } from "../../use-partners.ts";
+import { usePartnerPicker } from "../../use-partners.ts";
 
 /** The types the API sends (interface spec, "Content type and encoding mapping"). */
 const CONTENT_TYPES: [string, string][] = [
@@ -52,7 +52,7 @@ function guessContentType(name: string): string | null {
 }
 
 export function SendMessageScreen() {
-	const partners = usePartnerOptions();
+	const partners = usePartnerPicker();
 	const [contentType, setContentType] = useState(CONTENT_TYPES[0]![0]);
 	const [progress, setProgress] = useState<number | null>(null);
 	const [error, setError] = useState<ApiError | null>(null);
