@@ -112,6 +112,51 @@ async function download(path: string, name: string, token = liveKey) {
 	return { status: Number(run.stdout), headers: readFileSync(headersFile, "latin1") };
 }
 
+/**
+ * Builds a message from BB-WIRE to the tenant with `as2kit build` (signed, plus `extra`
+ * options), posts it to /as2/receive with curl, and answers its AS2 Message-ID; the request's
+ * files are `<name>.headers` and `<name>.body` in the scratch directory.
+ */
+async function postInbound(name: string, content: string, extra: string[] = []): Promise<string> {
+	const built = as2kit(
+		"build",
+		"--payload",
+		work.file(`${name}.x12`, content),
+		"--from",
+		"BB-WIRE",
+		"--to",
+		tenantAs2Id,
+		"--sign",
+		"sha256",
+		"--key",
+		partnerKey.keyPath,
+		"--cert",
+		partnerKey.certPath,
+		"--content-type",
+		"application/edi-x12",
+		...extra,
+		"--out-headers",
+		work.file(`${name}.headers`),
+		"--out-body",
+		work.file(`${name}.body`),
+	);
+	expect(built.code, built.stderr).toBe(0);
+	const posted = await curl([
+		"-sS",
+		"-H",
+		`@${work.file(`${name}.headers`)}`,
+		"--data-binary",
+		`@${work.file(`${name}.body`)}`,
+		"-o",
+		"/dev/null",
+		"-w",
+		"%{http_code}",
+		`${server.base}/as2/receive`,
+	]);
+	expect(posted.stdout).toBe("200");
+	return built.json.message_id;
+}
+
 describe("attempts and wire captures of a message", () => {
 	it("lists both attempts with fetch: the 503 retried, then the 200 with its phases, bytes and captures", async () => {
 		const response = await fetch(`${server.base}/v1/messages/${messageId}/attempts`, {
@@ -347,47 +392,12 @@ describe("attempts and wire captures of a message", () => {
 	});
 
 	it("an inbound message's receipt is its attempt: the request as received, which `as2kit parse` reads", async () => {
-		const message = work.file("inbound.x12", "ISA*00*INBOUND~\r\n");
-		const built = as2kit(
-			"build",
-			"--payload",
-			message,
-			"--from",
-			"BB-WIRE",
-			"--to",
-			tenantAs2Id,
-			"--sign",
-			"sha256",
-			"--key",
-			partnerKey.keyPath,
-			"--cert",
-			partnerKey.certPath,
-			"--content-type",
-			"application/edi-x12",
-			"--out-headers",
-			work.file("inbound.headers"),
-			"--out-body",
-			work.file("inbound.body"),
-		);
-		expect(built.code, built.stderr).toBe(0);
-		const posted = await curl([
-			"-sS",
-			"-H",
-			`@${work.file("inbound.headers")}`,
-			"--data-binary",
-			`@${work.file("inbound.body")}`,
-			"-o",
-			"/dev/null",
-			"-w",
-			"%{http_code}",
-			`${server.base}/as2/receive`,
-		]);
-		expect(posted.stdout).toBe("200");
+		const messageId = await postInbound("inbound", "ISA*00*INBOUND~\r\n");
 		// Without an MDN requested, the message is processed by a job after the answer: wait for it (30 s).
 		let id: string | undefined;
 		for (let i = 0; i < 300 && !id; i++) {
 			const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
-			id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
+			id = list.json.data.find((m: { message_id: string }) => m.message_id === messageId)?.id;
 			if (!id) await new Promise((resolve) => setTimeout(resolve, 100));
 		}
 		if (!id) throw new Error("the inbound message was not stored within 30 s");
@@ -414,52 +424,20 @@ describe("attempts and wire captures of a message", () => {
 	it("the async MDN we send for an inbound message is captured with its receipt, and verify-mdn reads it", async () => {
 		// Runs last: BB-WIRE now answers the MDN POST with a bare 200.
 		partners.answer("BB-WIRE", () => ({ status: 200, body: "" }));
-		const message = work.file("inbound-async.x12", "ISA*00*ASYNC-MDN~\r\n");
-		const built = as2kit(
-			"build",
-			"--payload",
-			message,
-			"--from",
-			"BB-WIRE",
-			"--to",
-			tenantAs2Id,
-			"--sign",
-			"sha256",
-			"--key",
-			partnerKey.keyPath,
-			"--cert",
-			partnerKey.certPath,
+		const messageId = await postInbound("inbound-async", "ISA*00*ASYNC-MDN~\r\n", [
 			"--mdn",
 			"async",
 			"--mdn-url",
 			partners.url,
 			"--signed-mdn",
 			"sha256",
-			"--out-headers",
-			work.file("inbound-async.headers"),
-			"--out-body",
-			work.file("inbound-async.body"),
-		);
-		expect(built.code, built.stderr).toBe(0);
-		const posted = await curl([
-			"-sS",
-			"-H",
-			`@${work.file("inbound-async.headers")}`,
-			"--data-binary",
-			`@${work.file("inbound-async.body")}`,
-			"-o",
-			"/dev/null",
-			"-w",
-			"%{http_code}",
-			`${server.base}/as2/receive`,
 		]);
-		expect(posted.stdout).toBe("200");
 		// The MDN goes out from a job: wait (30 s) until the partner got it and the receipt holds it.
 		let receipt: { wire: { mdn: string | null } } | undefined;
 		let id: string | undefined;
 		for (let i = 0; i < 300 && !receipt?.wire.mdn; i++) {
 			const list = await call(server.base, "GET", "/v1/messages?direction=inbound", { token: liveKey });
-			id = list.json.data.find((m: { message_id: string }) => m.message_id === built.json.message_id)?.id;
+			id = list.json.data.find((m: { message_id: string }) => m.message_id === messageId)?.id;
 			if (id) [receipt] = (await attemptsOf(id)).json.data;
 			if (!receipt?.wire.mdn) await new Promise((resolve) => setTimeout(resolve, 100));
 		}

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { ApiError } from "../../api.ts";
 import { Field } from "../../components/Field.tsx";
+import { FormButtons } from "../../components/FormButtons.tsx";
 import { FormError } from "../../components/FormError.tsx";
 import { useApiForm } from "../../use-api-form.ts";
 import { Choice, FieldGroup, Toggle } from "./form-controls.tsx";
@@ -221,16 +222,7 @@ export function PartnerForm<T>(props: {
 				</FieldGroup>
 			)}
 			<FormError error={form.error} fields={SHOWN_FIELDS} />
-			<div class="page-actions">
-				<button type="submit" class="button primary" disabled={form.busy}>
-					{props.submitLabel}
-				</button>
-				{props.onCancel ? (
-					<button type="button" class="button ghost" onClick={props.onCancel}>
-						Cancel
-					</button>
-				) : null}
-			</div>
+			<FormButtons submitLabel={props.submitLabel} busy={form.busy} onCancel={props.onCancel} />
 		</form>
 	);
 }
