@@ -16,6 +16,9 @@ export default defineConfig({
 		// AS2KIT_TEST_CPU_LOG set, logs each test file's CPU time.
 		setupFiles: ["test/setup/remove-scratch-dirs.ts", "test/setup/cpu-log.ts"],
 		testTimeout: 60_000,
+		// expect.poll waits for a condition, not a scheduling window: 1 s (the default) is not
+		// enough on a loaded 2-core machine; a poll that passes returns at once.
+		expect: { poll: { timeout: 20_000 } },
 		hookTimeout: 120_000,
 		pool: "forks",
 		// Most test files wait on child processes, sockets and PostgreSQL more than they compute:

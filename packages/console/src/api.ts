@@ -116,9 +116,10 @@ async function request<T>(method: string, path: string, options: { query?: Query
 	let response: Response;
 	try {
 		response = await send();
-		// A read refused for the rate limit is asked again after the wait the server names
-		// (a write is not: the user decides to try again).
-		for (let retry = 0; pauseForRateLimit(response) && method === "GET" && retry < MAX_RATE_LIMIT_RETRIES; retry++) {
+		// A 429 is a refusal before anything was done (interface spec, Rate limit error), so any
+		// request, a write too, is sent again after the short wait the server names: a click on
+		// "Send test event" is not lost to the reads the screen made before it.
+		for (let retry = 0; pauseForRateLimit(response) && retry < MAX_RATE_LIMIT_RETRIES; retry++) {
 			response = await send();
 		}
 	} catch {

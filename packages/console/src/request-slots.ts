@@ -5,8 +5,14 @@
  * every request waits out its Retry-After together, instead of each failing on its own.
  */
 const MAX_IN_FLIGHT = 4;
-/** A refused read is asked again up to this many times. */
+/** A refused request is sent again up to this many times. */
 export const MAX_RATE_LIMIT_RETRIES = 5;
+/**
+ * The longest Retry-After waited out: the request-rate and concurrency limits name about a
+ * second. A longer one (the plan's partner tests per hour) is the user's to wait for: the
+ * request fails with the API's message.
+ */
+const MAX_WAIT_SECONDS = 10;
 let inFlight = 0;
 const waiting: (() => void)[] = [];
 let pausedUntil = 0;
@@ -26,16 +32,17 @@ export async function withRequestSlot<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * After a 429: pauses every request for its Retry-After (seconds, bounded to 10 s) and answers
- * true; false for any other status.
+ * After a 429 whose Retry-After is short: pauses every request for that long and answers true
+ * (send it again); false for any other status, or a wait longer than MAX_WAIT_SECONDS.
  */
 export function pauseForRateLimit(response: {
 	status: number;
 	headers: { get(name: string): string | null };
 }): boolean {
 	if (response.status !== 429) return false;
-	const seconds = Number(response.headers.get("Retry-After") ?? "1");
-	const waitMs = Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds : 1, 10) * 1000;
-	pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
+	const named = Number(response.headers.get("Retry-After") ?? "1");
+	const seconds = Number.isFinite(named) && named > 0 ? named : 1;
+	if (seconds > MAX_WAIT_SECONDS) return false;
+	pausedUntil = Math.max(pausedUntil, Date.now() + seconds * 1000);
 	return true;
 }

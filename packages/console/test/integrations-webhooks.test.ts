@@ -8,7 +8,15 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axe, type ConsoleHarness, registerUser, screenshot, signIn, startConsole } from "./browser-harness.ts";
+import {
+	axe,
+	type ConsoleHarness,
+	registerUser,
+	screenshot,
+	signIn,
+	startConsole,
+	UI_TIMEOUT_MS,
+} from "./browser-harness.ts";
 import { expectFieldError } from "./integrations-assertions.ts";
 
 describe("console webhooks in Chromium", () => {
@@ -100,7 +108,7 @@ describe("console webhooks in Chromium", () => {
 			receiver.answer.status = 200;
 			const before = receiver.received.length;
 			await page.getByRole("button", { name: "Send test event" }).click();
-			await expect.poll(() => receiver.received.length).toBeGreaterThan(before);
+			await expect.poll(() => receiver.received.length, { timeout: UI_TIMEOUT_MS }).toBeGreaterThan(before);
 			const last = receiver.received.at(-1)!;
 			expect(last.headers["x-signature"]).toBe(createHmac("sha256", newSecret).update(last.body).digest("hex"));
 			await axe(page);
@@ -114,7 +122,9 @@ describe("console webhooks in Chromium", () => {
 			await page.getByRole("link", { name: "All webhook endpoints" }).click();
 			const listed = page.getByRole("row").filter({ hasText: receiver.url });
 			const rate = listed.getByRole("cell").nth(4);
-			await expect.poll(async () => Number.parseFloat((await rate.textContent()) ?? "")).toBeLessThan(100);
+			await expect
+				.poll(async () => Number.parseFloat((await rate.textContent()) ?? ""), { timeout: UI_TIMEOUT_MS })
+				.toBeLessThan(100);
 			await axe(page);
 			await screenshot(page, "webhooks");
 
