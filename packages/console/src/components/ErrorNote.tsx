@@ -9,3 +9,8 @@ export function ErrorNote({ error }: { error: ApiError | Error | null }) {
 		</p>
 	);
 }
+
+/** A list's failed load, unless the API named filter fields: those errors sit under the fields. */
+export function ListErrorNote({ error }: { error: ApiError | null }) {
+	return Object.keys(error?.fields ?? {}).length > 0 ? null : <ErrorNote error={error} />;
+}

@@ -4,8 +4,9 @@
  * certificates with their expiry, filtered like the API (`type`, `active`, `partner_id`).
  */
 import { useState } from "preact/hooks";
+import { ActiveFilter } from "../../components/ActiveFilter.tsx";
 import { EmptyState } from "../../components/EmptyState.tsx";
-import { ErrorNote } from "../../components/ErrorNote.tsx";
+import { ErrorNote, ListErrorNote } from "../../components/ErrorNote.tsx";
 import { FilterBar } from "../../components/FilterBar.tsx";
 import { Page } from "../../components/Page.tsx";
 import { SelectField } from "../../components/SelectField.tsx";
@@ -71,19 +72,9 @@ function PartnerCertificates() {
 					error={list.error?.field("partner_id")}
 					options={[["", "Any partner"], ...partners.map((p): [string, string] => [p.id, p.name])]}
 				/>
-				<SelectField
-					label="State"
-					name="active"
-					value={filters.active ?? ""}
-					error={list.error?.field("active")}
-					options={[
-						["", "Active and inactive"],
-						["true", "Active"],
-						["false", "Inactive"],
-					]}
-				/>
+				<ActiveFilter value={filters.active} error={list.error?.field("active")} />
 			</FilterBar>
-			{Object.keys(list.error?.fields ?? {}).length > 0 ? null : <ErrorNote error={list.error} />}
+			<ListErrorNote error={list.error} />
 			{list.pagination?.total === 0 && Object.keys(filters).length === 0 ? (
 				<EmptyState title="No partner certificates yet">
 					<p>

@@ -3,13 +3,13 @@
  * by every tenant, each of which may override settings for itself.
  */
 import { useState } from "preact/hooks";
+import { ActiveFilter } from "../../components/ActiveFilter.tsx";
 import { DataTable } from "../../components/DataTable.tsx";
 import { EmptyState } from "../../components/EmptyState.tsx";
-import { ErrorNote } from "../../components/ErrorNote.tsx";
+import { ErrorNote, ListErrorNote } from "../../components/ErrorNote.tsx";
 import { Field } from "../../components/Field.tsx";
 import { FilterBar } from "../../components/FilterBar.tsx";
 import { Page } from "../../components/Page.tsx";
-import { SelectField } from "../../components/SelectField.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
 import { formatDate } from "../../format.ts";
 import { Link } from "../../router.tsx";
@@ -56,19 +56,9 @@ function MasterPartnerList({ accountId }: { accountId: string }) {
 					error={list.error?.field("search")}
 					placeholder="Name or AS2 ID"
 				/>
-				<SelectField
-					label="State"
-					name="active"
-					value={filters.active ?? ""}
-					error={list.error?.field("active")}
-					options={[
-						["", "Active and inactive"],
-						["true", "Active"],
-						["false", "Inactive"],
-					]}
-				/>
+				<ActiveFilter value={filters.active} error={list.error?.field("active")} />
 			</FilterBar>
-			{Object.keys(list.error?.fields ?? {}).length > 0 ? null : <ErrorNote error={list.error} />}
+			<ListErrorNote error={list.error} />
 			{list.pagination?.total === 0 && Object.keys(filters).length === 0 ? (
 				<EmptyState title="No master partners yet">
 					<p>

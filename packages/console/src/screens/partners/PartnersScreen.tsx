@@ -1,8 +1,9 @@
 /** The tenant's partners and the account's inherited ones: filters are the API's query parameters. */
 import { useState } from "preact/hooks";
+import { ActiveFilter } from "../../components/ActiveFilter.tsx";
 import { DataTable } from "../../components/DataTable.tsx";
 import { EmptyState } from "../../components/EmptyState.tsx";
-import { ErrorNote } from "../../components/ErrorNote.tsx";
+import { ListErrorNote } from "../../components/ErrorNote.tsx";
 import { Field } from "../../components/Field.tsx";
 import { FilterBar } from "../../components/FilterBar.tsx";
 import { Page } from "../../components/Page.tsx";
@@ -42,17 +43,7 @@ export function PartnersScreen() {
 					error={fieldError("search")}
 					placeholder="Name or AS2 ID"
 				/>
-				<SelectField
-					label="State"
-					name="active"
-					value={filters.active ?? ""}
-					error={fieldError("active")}
-					options={[
-						["", "Active and inactive"],
-						["true", "Active"],
-						["false", "Inactive"],
-					]}
-				/>
+				<ActiveFilter value={filters.active} error={fieldError("active")} />
 				<SelectField
 					label="Kind"
 					name="type"
@@ -65,7 +56,7 @@ export function PartnersScreen() {
 					]}
 				/>
 			</FilterBar>
-			{Object.keys(list.error?.fields ?? {}).length > 0 ? null : <ErrorNote error={list.error} />}
+			<ListErrorNote error={list.error} />
 			{list.pagination?.total === 0 && Object.keys(filters).length === 0 ? (
 				<EmptyState title="No partners yet">
 					<p>
