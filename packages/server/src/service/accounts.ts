@@ -16,18 +16,19 @@ export interface AccountPatch {
 
 export function createAccountService(deps: ServiceDeps) {
 	const { store, now, config, credentials } = deps;
+	async function get(principal: Principal): Promise<AccountRecord> {
+		requirePermission(principal, "accounts:read");
+		return (await store.accounts.get(principal.accountId)) ?? Promise.reject(notFound("account"));
+	}
 	return {
-		async get(principal: Principal): Promise<AccountRecord> {
-			requirePermission(principal, "accounts:read");
-			return (await store.accounts.get(principal.accountId)) ?? Promise.reject(notFound("account"));
-		},
+		get,
 
 		/**
 		 * `GET /v1/account/usage`: this calendar month's counters (decisions.md, Usage and billing
 		 * events) against the plan's allowance, and the storage kept (measured every 15 minutes).
 		 */
 		async usage(principal: Principal) {
-			const account = await this.get(principal);
+			const account = await get(principal);
 			const period = billingPeriod(now());
 			const count = (metric: string) => store.usage.get({ accountId: account.id, period: period.key, metric });
 			const [liveMessages, liveBytes, unsignedMessages, unsignedBytes, storage] = await Promise.all([
