@@ -18,7 +18,9 @@ import { createTestDatabase, pgUrl, type TestDatabase } from "../pg/databases.ts
 import { type Deployment, deployment, type Instance, startInstance } from "./instances.ts";
 import { overlappingAttempts, startTransmissionLog, type TransmissionLog } from "./transmission-log.ts";
 
-const MESSAGES = Number(process.env.SEVERAL_INSTANCES_MESSAGES ?? 2000);
+// Enough for the kill to land midway while the victim holds send jobs and for the others to
+// take them over; kept modest for the suite's time budget (SEVERAL_INSTANCES_MESSAGES for more).
+const MESSAGES = Number(process.env.SEVERAL_INSTANCES_MESSAGES ?? 1200);
 const CLIENTS = 24;
 
 describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
@@ -35,9 +37,14 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 	const hooksInFlight = new Set<string>();
 	let hooksOverlapping = 0;
 
+	/** Errors of the test's own PostgreSQL pool (an idle client's connection lost): asserted at the end. */
+	const poolErrors: string[] = [];
+
 	beforeAll(async () => {
 		database = await createTestDatabase();
 		sql = new pg.Pool({ connectionString: database.url, max: 2 });
+		// Without a listener, an idle client's error is an uncaught exception of the test process.
+		sql.on("error", (error) => poolErrors.push(String(error)));
 		dir = mkdtempSync(join(tmpdir(), "as2kit-instances-"));
 		pki = createTestPki();
 		d = deployment(database.url, dir, pki);
@@ -56,14 +63,26 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 	});
 
 	afterAll(async () => {
-		await Promise.all(instances.map((instance) => instance.stop()));
-		await relay?.close();
-		await hooks?.close();
-		await receiver?.server.close();
-		await sql?.end();
-		await database?.drop();
-		rmSync(dir, { recursive: true, force: true });
-		if (pki) rmSync(pki.dir, { recursive: true, force: true });
+		// Every step runs, whatever an earlier one did: a failed stop must not leave a database,
+		// a process or a directory behind. The first failure is reported after them all.
+		const failures: unknown[] = [];
+		const step = async (run: () => unknown) => {
+			try {
+				await run();
+			} catch (error) {
+				failures.push(error);
+			}
+		};
+		await step(() => Promise.all(instances.map((instance) => instance.stop())));
+		await step(() => relay?.close());
+		await step(() => hooks?.close());
+		await step(() => receiver?.server.close());
+		await step(() => sql?.end());
+		await step(() => database?.drop());
+		await step(() => rmSync(dir, { recursive: true, force: true }));
+		await step(() => pki && rmSync(pki.dir, { recursive: true, force: true }));
+		if (failures.length > 0) throw failures[0];
+		expect(poolErrors).toEqual([]);
 	});
 
 	/** Registers an account on the first instance; its live key works on every instance. */
