@@ -83,6 +83,26 @@ describe("error texts in the user's words (built server)", () => {
 		expect(raw.raw).toContain("application/json");
 	});
 
+	it("a 401 names the scheme to use in WWW-Authenticate (RFC 7235 §3.1, RFC 6750 §3): curl, a raw socket", async () => {
+		// No credential: the challenge alone, no error code (RFC 6750 §3.1).
+		const { stdout } = await curl([`${server.base}/v1/tenants`, "-D", "-", "-o", "/dev/null"]);
+		expect(stdout).toMatch(/^HTTP\/1\.1 401/);
+		expect(stdout).toMatch(/^www-authenticate: Bearer realm="as2kit"\r$/im);
+		// A wrong key and a wrong session token: the challenge says the token is invalid.
+		const wrong = await rawRequest(
+			server.port,
+			"GET /v1/tenants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_live_0000\r\nConnection: close\r\n\r\n",
+		);
+		expect(wrong.status).toBe(401);
+		expect(wrong.raw).toMatch(/\r\nwww-authenticate: Bearer realm="as2kit", error="invalid_token"\r\n/i);
+		// A wrong password at sign-in is a 401 too; its challenge names no token error.
+		const login = await call(server.base, "POST", "/auth/login", {
+			body: { email: owner.email, password: "not the password" },
+		});
+		expect(login.status).toBe(401);
+		expect(login.headers.get("www-authenticate")).toBe('Bearer realm="as2kit"');
+	});
+
 	it("the 429 of a spent burst names the burst limit", async () => {
 		const other = await register(server.base);
 		let refused: Awaited<ReturnType<typeof call>> | undefined;

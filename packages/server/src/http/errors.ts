@@ -22,9 +22,20 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
 		c.header("Retry-After", String(retryAfter));
 		if (known.type === "rate_limit_error") c.header("X-RateLimit-Retry-After", String(retryAfter));
 	}
+	if (known.status === 401) c.header("WWW-Authenticate", bearerChallenge(c));
 	const limits = known.details?.rate_limit as { limit: number; remaining: number; reset: number } | null | undefined;
 	if (limits) setRateLimitHeaders(c, limits);
 	return c.json(body, known.status as ContentfulStatusCode);
+}
+
+/**
+ * A 401 must say how to authenticate (RFC 7235 §3.1): the Bearer scheme of RFC 6750. A request
+ * that presented a bearer credential is told it was not accepted (`invalid_token`, §3.1); one
+ * without gets the bare challenge, which RFC 6750 §3.1 says carries no error code.
+ */
+function bearerChallenge(c: Context): string {
+	const presented = /^\s*bearer\s+\S/i.test(c.req.header("authorization") ?? "");
+	return presented ? 'Bearer realm="as2kit", error="invalid_token"' : 'Bearer realm="as2kit"';
 }
 
 export function setRateLimitHeaders(c: Context, limits: { limit: number; remaining: number; reset: number }): void {

@@ -40,6 +40,12 @@ const COMMON_ERRORS = {
 	401: {
 		description: "missing, unknown, revoked (invalid_api_key) or expired (expired_api_key) credential",
 		content: errorContent(),
+		headers: {
+			"WWW-Authenticate": {
+				description: 'Bearer realm="as2kit"; with error="invalid_token" when a credential was sent (RFC 6750 §3)',
+				schema: { type: "string" },
+			},
+		},
 	},
 	403: {
 		description: "the credential lacks the permission or the reach (insufficient_scope)",
