@@ -28,7 +28,7 @@ export class ServiceMetrics implements Telemetry {
 		const registers = [registry];
 		this.messages = new Counter({
 			name: "as2kit_messages_total",
-			help: "Messages that reached a final status: delivered, failed, received, or sent when no MDN was asked for; environment test is the simulated partner",
+			help: "Messages that reached a final status: delivered, failed, received, or sent when no MDN was asked for; cancelled for one stopped by POST /v1/messages/{id}/cancel (failed with CANCELLED in the API); environment test is the simulated partner",
 			labelNames: ["direction", "status", "environment"],
 			registers,
 		});
@@ -80,7 +80,10 @@ export class ServiceMetrics implements Telemetry {
 	}
 
 	messageSettled(message: MessageRecord): void {
-		this.messages.inc({ direction: message.direction, status: message.status, environment: message.environment });
+		// A cancel is `failed` with CANCELLED in the API (interface spec), but an operator's own act,
+		// not a failure: apart, so an alert on failed messages does not page for it.
+		const status = message.errorCode === "CANCELLED" ? "cancelled" : message.status;
+		this.messages.inc({ direction: message.direction, status, environment: message.environment });
 	}
 
 	transmissionAttempt(attempt: {

@@ -169,6 +169,28 @@ describe("/metrics after real traffic", () => {
 		expect(everything).not.toContain(PARTNER_PASSWORD);
 	});
 
+	it("a cancelled message counts as cancelled, not as a failure an alert would page for", async () => {
+		const labels = (status: string) => ({ direction: "outbound", status, environment: "live" });
+		const before = await scrape(a);
+		const sent = await a.call("POST", "/v1/messages", {
+			partner_id: partnerOnA,
+			content_type: "text/plain",
+			payload: { content: "for tomorrow" },
+			scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
+		});
+		expect(sent.status, sent.text).toBe(202);
+		const cancelled = await a.call("POST", `/v1/messages/${sent.json.data.id}/cancel`);
+		expect(cancelled.status, cancelled.text).toBe(200);
+		expect(cancelled.json.data).toMatchObject({ status: "failed", error_code: "CANCELLED" });
+		const after = await scrape(a);
+		const grew = (status: string) =>
+			(sample(after, "as2kit_messages_total", labels(status)) ?? 0) -
+			(sample(before, "as2kit_messages_total", labels(status)) ?? 0);
+		expect(grew("cancelled")).toBe(1);
+		expect(grew("failed")).toBe(0);
+		expect(lines.filter((line) => line.messageId === sent.json.data.id && line.msg === "message failed")).toEqual([]);
+	});
+
 	it("a delivered attempt is one info line with the message, partner, attempt and duration", async () => {
 		const id = await sendMessage(a, partnerOnA, { mdn_mode: "sync" });
 		await settled(a, id);
