@@ -256,8 +256,11 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 			while (next < MESSAGES) {
 				const n = next++;
 				if (n === Math.floor(MESSAGES / 2) && !killedHeld) {
-					victimKilled = true;
+					// The other clients keep sending to the victim while this one waits for it to hold
+					// send jobs: taken off the rotation first, it could finish its backlog before the
+					// first look, and die holding none (seen on a fast CI machine).
 					killedHeld = await killHoldingJobs(victim);
+					victimKilled = true;
 				}
 				const targets = live();
 				const target = targets[n % targets.length]!;
@@ -354,20 +357,30 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		expect(hooksOverlapping).toBe(0);
 	}, 600_000);
 
-	/** Waits until `victim` holds send jobs, SIGKILLs it, and returns the messages (msg_ ids) it held then. */
+	/**
+	 * SIGKILLs `victim` while it holds send jobs, and returns the messages (msg_ ids) it held then.
+	 * It is frozen (SIGSTOP) for each look, so what is read is what it holds when it dies: a job
+	 * it could finish between a look and the kill would leave it holding none.
+	 */
 	async function killHoldingJobs(victim: Instance) {
 		const pattern = `%:${victim.child.pid}:%`;
 		// Bounded generously: on a loaded machine the victim may take a while to claim a job.
 		for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-			const held = await sql.query("select id from jobs where locked_by like $1 and kind like 'message.%'", [pattern]);
-			if (held.rowCount) break;
+			victim.child.kill("SIGSTOP");
+			const sending = await sql.query("select id from jobs where locked_by like $1 and kind like 'message.%'", [
+				pattern,
+			]);
+			if (sending.rowCount) {
+				await victim.kill();
+				const held = await sql.query("select payload from jobs where locked_by like $1", [pattern]);
+				return held.rows
+					.map((row: { payload: { messageId?: string } }) => row.payload.messageId)
+					.filter((id): id is string => typeof id === "string");
+			}
+			victim.child.kill("SIGCONT");
 			await new Promise((r) => setTimeout(r, 5));
 		}
-		await victim.kill();
-		const held = await sql.query("select payload from jobs where locked_by like $1", [pattern]);
-		return held.rows
-			.map((row: { payload: { messageId?: string } }) => row.payload.messageId)
-			.filter((id): id is string => typeof id === "string");
+		throw new Error("the victim held no send job within 30 s");
 	}
 });
 
