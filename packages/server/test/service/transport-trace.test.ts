@@ -3,7 +3,8 @@ import { rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll, expect, it } from "vitest";
+import { TLSSocket } from "node:tls";
+import { afterAll, expect, it, vi } from "vitest";
 import { postAs2 } from "../../src/service/transport/post-as2.ts";
 import { createTargetGuard } from "../../src/service/transport/target-guard.ts";
 import { newTrace } from "../../src/service/transport/transport-trace.ts";
@@ -97,4 +98,51 @@ it("on a kept-alive connection: no connect phase, and no listeners left behind r
 	expect(traces.slice(1).filter((t) => t.phases.connectMs !== undefined)).toEqual([]);
 	expect(traces.every((t) => t.requestHead?.startsWith("POST /as2 HTTP/1.1\r\n"))).toBe(true);
 	expect(warnings).not.toContain("MaxListenersExceededWarning");
+});
+
+it("on a kept-alive TLS connection: every exchange names the peer's certificate, read once per connection", async () => {
+	const server = createServer({ key: identity.keyPem, cert: identity.certPem }, (req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const fingerprint = new X509Certificate(identity.certPem).fingerprint256.replaceAll(":", "").toLowerCase();
+	const certificateReads = vi.spyOn(TLSSocket.prototype, "getPeerCertificate");
+	const traces: ReturnType<typeof newTrace>[] = [];
+	let readsForTheConnection = 0;
+	let reads = 0;
+	try {
+		for (let i = 0; i < 6; i++) {
+			const trace = newTrace();
+			const result = await postAs2({
+				url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+				guard: createTargetGuard({ allowPrivateTargets: true }),
+				headers: [["Content-Type", "text/plain"]],
+				body: {
+					size: 2,
+					async *open() {
+						yield new Uint8Array([104, 105]);
+					},
+				},
+				idleTimeoutMs: 10_000,
+				totalTimeoutMs: 30_000,
+				tls: { caPem: null, pinnedSha256: fingerprint },
+				trace,
+			});
+			expect(result.status).toBe(200);
+			traces.push(trace);
+			// The handshake and the pin read it too, once for the connection.
+			if (i === 0) readsForTheConnection = certificateReads.mock.calls.length;
+		}
+		reads = certificateReads.mock.calls.length;
+	} finally {
+		certificateReads.mockRestore();
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	}
+	expect(traces.slice(1).filter((t) => t.phases.connectMs !== undefined)).toEqual([]);
+	expect(traces.map((t) => t.peerCertificateSha256)).toEqual(traces.map(() => fingerprint));
+	// Each read builds the whole certificate as an object: for the connection, not again per message.
+	expect(readsForTheConnection).toBeGreaterThan(0);
+	expect(reads).toBe(readsForTheConnection);
 });
