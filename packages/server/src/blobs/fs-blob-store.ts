@@ -1,5 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+	closeSync,
+	createReadStream,
+	fstatSync,
+	mkdirSync,
+	openSync,
+	readSync,
+	renameSync,
+	writeFileSync,
+} from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { concatBytes } from "@as2kit/core";
@@ -93,22 +102,15 @@ export function createFsBlobStore(root: string): BlobStore {
 
 		async get(key) {
 			const path = pathOf(key);
-			let size: number;
-			try {
-				size = statSync(path).size;
-			} catch {
-				return null;
-			}
-			if (size <= SMALL_READ_BYTES) {
-				const bytes = new Uint8Array(readFileSync(path));
-				return new ReadableStream<Uint8Array>({
-					start(controller) {
-						if (bytes.byteLength > 0) controller.enqueue(bytes);
-						controller.close();
-					},
-				});
-			}
-			return readFileStream(path);
+			const bytes = readSmallFile(path);
+			if (bytes === null) return null;
+			if (bytes === TOO_LARGE_TO_READ_WHOLE) return readFileStream(path);
+			return new ReadableStream<Uint8Array>({
+				start(controller) {
+					if (bytes.byteLength > 0) controller.enqueue(bytes);
+					controller.close();
+				},
+			});
 		},
 
 		// The digest is computed again rather than kept beside the blob: put returns it to the
@@ -129,4 +131,34 @@ export function createFsBlobStore(root: string): BlobStore {
 			await rm(pathOf(key), { force: true });
 		},
 	};
+}
+
+const TOO_LARGE_TO_READ_WHOLE = Symbol("too large to read whole");
+
+/**
+ * A file of at most SMALL_READ_BYTES, whole, or null when there is none: open, fstat, read,
+ * close. `statSync` then `readFileSync` made five calls (the path's stat, then open, fstat,
+ * read, close) on each message's payload read (issue #20).
+ */
+function readSmallFile(path: string): Uint8Array | null | typeof TOO_LARGE_TO_READ_WHOLE {
+	let fd: number;
+	try {
+		fd = openSync(path, "r");
+	} catch {
+		return null;
+	}
+	try {
+		const size = fstatSync(fd).size;
+		if (size > SMALL_READ_BYTES) return TOO_LARGE_TO_READ_WHOLE;
+		const bytes = new Uint8Array(size);
+		let read = 0;
+		while (read < size) {
+			const n = readSync(fd, bytes, read, size - read, read);
+			if (n === 0) break;
+			read += n;
+		}
+		return read === size ? bytes : bytes.subarray(0, read);
+	} finally {
+		closeSync(fd);
+	}
 }
