@@ -1,11 +1,18 @@
+import { X509Certificate } from "node:crypto";
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { postAs2 } from "../../src/service/transport/post-as2.ts";
 import { createTargetGuard } from "../../src/service/transport/target-guard.ts";
+import { makeCertificates } from "../helpers/certs.ts";
 
 /** These partners listen on loopback: the deployment allows private targets (AS2_ALLOW_PRIVATE_TARGETS=1). */
 const guard = createTargetGuard({ allowPrivateTargets: true });
+
+const certs = makeCertificates();
+afterAll(() => rmSync(certs.dir, { recursive: true, force: true }));
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -151,4 +158,51 @@ it("closes an idle kept-alive connection before the partner's keep-alive timeout
 	await closed;
 	expect(closes).toEqual(["by us"]);
 	expect((await post()).status).toBe(200);
+});
+
+it("checks a pinned certificate once per connection, and leaves no listener on a kept-alive socket request after request", async () => {
+	const identity = certs.selfSigned("pinned-partner");
+	const server = createHttpsServer({ key: identity.keyPem, cert: identity.certPem }, (req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	let connections = 0;
+	server.on("secureConnection", () => connections++);
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => {
+		server.closeAllConnections();
+		return new Promise((resolve) => server.close(() => resolve()));
+	};
+	const pin = new X509Certificate(identity.certPem).fingerprint256.replaceAll(":", "").toLowerCase();
+	const post = (pinnedSha256: string) =>
+		postAs2({
+			url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/as2`,
+			guard,
+			headers: [["content-type", "text/plain"]],
+			body: {
+				size: 2,
+				async *open() {
+					yield new TextEncoder().encode("hi");
+				},
+			},
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 10_000,
+			tls: { caPem: null, pinnedSha256 },
+		});
+	const warnings: string[] = [];
+	const onWarning = (warning: Error) => warnings.push(warning.name);
+	process.on("warning", onWarning);
+	try {
+		// More requests than an emitter's default limit of 10 listeners, over one connection.
+		for (let i = 0; i < 15; i++) expect((await post(pin)).status).toBe(200);
+		// A `secureConnect` listener per request stayed on the reused socket (it never connects
+		// again): the warning at the 11th, and the socket holding one closure per message it carried.
+		await new Promise((resolve) => setImmediate(resolve));
+	} finally {
+		process.off("warning", onWarning);
+	}
+	expect(connections).toBe(1);
+	expect(warnings).not.toContain("MaxListenersExceededWarning");
+	// The pin is still enforced on a new connection (another pin: another agent, another socket).
+	await expect(post("00".repeat(32))).rejects.toThrow(/pinned/);
 });

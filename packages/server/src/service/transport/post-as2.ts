@@ -133,6 +133,9 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 			const pin = options.tls?.pinnedSha256;
 			if (pin) {
 				request.once("socket", (socket) => {
+					// A kept-alive socket passed this check when it connected, and never connects again:
+					// a listener added to it per request stayed there (a closure per message it carried).
+					if (!socket.connecting) return;
 					socket.once("secureConnect", () => {
 						const raw = (socket as TLSSocket).getPeerCertificate().raw;
 						if (!raw || createHash("sha256").update(raw).digest("hex") !== pin) {
