@@ -24,6 +24,7 @@ export interface RunningServer {
 	service: Service;
 	/** The Hono app served on the listeners (for in-process calls in tests and embedders). */
 	app: ReturnType<typeof createApp>;
+	/** The engine's store: a change made there is seen at once by its cached reads (service/config-cache/). */
 	store: As2Store;
 	/** The API listener's address (its port when PORT=0). */
 	address: AddressInfo;
@@ -167,7 +168,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	return {
 		service,
 		app,
-		store,
+		store: service.deps.store,
 		address,
 		as2Address,
 		async close() {

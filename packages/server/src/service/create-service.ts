@@ -5,6 +5,8 @@ import { createAuthService } from "./auth.ts";
 import { createAuthenticator } from "./authenticate.ts";
 import { createCertificateService } from "./certificates/certificates.ts";
 import { DEFAULT_CONFIG, type ServiceConfig } from "./config.ts";
+import { createVersionedCache } from "./config-cache/versioned-cache.ts";
+import { watchConfigWrites } from "./config-cache/watch-config-writes.ts";
 import { createCredentialCache } from "./credential-cache.ts";
 import { type Logger, type ServiceDeps, SILENT_LOGGER } from "./deps.ts";
 import { createInThreadEpcisEngine, type EpcisEngine } from "./epcis/epcis-engine.ts";
@@ -45,8 +47,9 @@ export interface ServiceOptions {
  */
 export function createService(options: ServiceOptions) {
 	const config: ServiceConfig = { ...DEFAULT_CONFIG, ...options.config };
+	const configCache = createVersionedCache();
 	const deps: ServiceDeps = {
-		store: options.store,
+		store: watchConfigWrites(options.store, configCache),
 		blobs: options.blobs,
 		config,
 		now: options.now ?? (() => new Date()),
@@ -55,6 +58,7 @@ export function createService(options: ServiceOptions) {
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
 		credentials: createCredentialCache(),
+		configCache,
 		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),
 		telemetry: options.telemetry ?? NO_TELEMETRY,
 	};

@@ -1,5 +1,6 @@
 import type { As2Store, BlobStore } from "@as2kit/core/store";
 import type { ServiceConfig } from "./config.ts";
+import type { VersionedCache } from "./config-cache/versioned-cache.ts";
 import type { CredentialCache } from "./credential-cache.ts";
 import type { EpcisEngine } from "./epcis/epcis-engine.ts";
 import type { Telemetry } from "./telemetry.ts";
@@ -31,6 +32,11 @@ export interface ServiceDeps {
 	epcisEngine: EpcisEngine;
 	/** API keys authenticated lately (credential-cache.ts); whatever changes a key or an account invalidates it. */
 	credentials: CredentialCache;
+	/**
+	 * The message path's configuration reads, remembered (config-cache/config-reads.ts); `store`
+	 * invalidates it on every configuration change (config-cache/watch-config-writes.ts).
+	 */
+	configCache: VersionedCache;
 	/** Where operator metrics go (telemetry.ts); a no-op unless the host collects them. */
 	telemetry: Telemetry;
 }

@@ -85,7 +85,8 @@ export function createTestApp(
 	return {
 		app,
 		service,
-		store,
+		// The engine's view: a change a test makes there is one this instance made (config-cache/).
+		store: service.deps.store,
 		clock,
 		blobDir,
 		async call(method, path, options = {}) {

@@ -1,4 +1,5 @@
 import type { As2Store, PlanName } from "@as2kit/core/store";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { PeriodicTask } from "../jobs/scheduler.ts";
 import type { JobHandler } from "../jobs/worker.ts";
@@ -22,10 +23,16 @@ export function wireExpiryFor(plan: PlanName, at: Date): Date {
 
 /**
  * When captures made at `at` for `accountId` expire. `store` may be a transaction's: read
- * there, the account costs no transaction of its own (issue #20).
+ * there, the account costs no transaction of its own (issue #20); remembered (config-reads.ts),
+ * no read at all.
  */
-export async function wireExpiry(store: As2Store, accountId: string, at: Date): Promise<Date> {
-	const account = await store.accounts.get(accountId);
+export async function wireExpiry(
+	deps: Pick<ServiceDeps, "configCache">,
+	store: As2Store,
+	accountId: string,
+	at: Date,
+): Promise<Date> {
+	const account = await configReads(deps.configCache, store).account(accountId);
 	return wireExpiryFor(account?.plan ?? "free", at);
 }
 

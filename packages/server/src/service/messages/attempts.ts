@@ -82,7 +82,7 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 				wireExpiresAt: null,
 			};
 			return async (tx: As2Store) => {
-				if (request || response) record.wireExpiresAt = await wireExpiry(tx, message.accountId, at);
+				if (request || response) record.wireExpiresAt = await wireExpiry(deps, tx, message.accountId, at);
 				await tx.messageAttempts.create(record);
 			};
 		},
@@ -115,7 +115,7 @@ export async function captureAsyncMdn(
 	const mdn = await captureReceived(deps.blobs, key, headers, body);
 	if (!mdn) return;
 	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, message.attempts);
-	const wireExpiresAt = await wireExpiry(deps.store, message.accountId, deps.now());
+	const wireExpiresAt = await wireExpiry(deps, deps.store, message.accountId, deps.now());
 	const updated = await deps.store.messageAttempts.update(message.id, message.attempts, { mdn, wireExpiresAt });
 	// No attempt to keep it with (its outcome not recorded yet): the capture would never expire.
 	// A later MDN for the attempt (after a rejected one) replaces the earlier capture.
@@ -203,7 +203,7 @@ export async function captureAsyncMdnSent(
 	const mdn = await captureBytes(deps.blobs, wireKey(deps.now(), message.id, 1, "mdn"), requestHead, body);
 	if (!mdn) return;
 	const earlier = await deps.store.messageAttempts.get(message.tenantId, message.id, 1);
-	const wireExpiresAt = earlier?.wireExpiresAt ?? (await wireExpiry(deps.store, message.accountId, deps.now()));
+	const wireExpiresAt = earlier?.wireExpiresAt ?? (await wireExpiry(deps, deps.store, message.accountId, deps.now()));
 	const updated = earlier ? await deps.store.messageAttempts.update(message.id, 1, { mdn, wireExpiresAt }) : null;
 	// No receipt to keep it with: the capture would never expire.
 	const unkept = updated ? earlier?.mdn : mdn;

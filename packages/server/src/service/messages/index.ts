@@ -1,3 +1,4 @@
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { createEpcisIndexHandler, EPCIS_INDEX_JOB } from "../epcis/index-job.ts";
 import type { JobHandler } from "../jobs/worker.ts";
@@ -16,7 +17,7 @@ import { createSubmit } from "./submit.ts";
 
 /** The message pipeline: submission, inbound receipt, and the jobs between them. */
 export function createMessagePipeline(deps: ServiceDeps) {
-	const keys = createKeyMaterial(deps.store, deps.sealKey);
+	const keys = createKeyMaterial(configReads(deps.configCache, deps.store), deps.sealKey);
 	const inbound = createInboundConcurrency(deps.config.receiveConcurrency);
 	const handlers: Record<string, JobHandler> = {
 		[SEND_JOB]: createSendHandler(deps, keys),

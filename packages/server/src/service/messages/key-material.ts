@@ -1,5 +1,6 @@
 import { As2Error, importPrivateKey, type PrivateKey, parseCertificates } from "@as2kit/core";
-import type { As2Store, CertificateRecord } from "@as2kit/core/store";
+import type { CertificateRecord } from "@as2kit/core/store";
+import type { ConfigReads } from "../config-cache/config-reads.ts";
 import { open } from "../secrets/sealed.ts";
 
 export interface Identity {
@@ -17,9 +18,11 @@ const validAt = (certificate: CertificateRecord, at: Date) => certificate.notBef
 /**
  * The keys and certificates a message needs, read from storage and kept decoded in memory:
  * opening a sealed key and importing it costs more than a whole small message, so each is
- * done once per certificate version (keyed by id and updated_at).
+ * done once per certificate version (keyed by id and updated_at). The lists of certificates
+ * come through the configuration cache (config-reads.ts: a change here is seen at once, one on
+ * another instance within its TTL).
  */
-export function createKeyMaterial(store: As2Store, sealKey: Uint8Array) {
+export function createKeyMaterial(config: Pick<ConfigReads, "certificatesOf">, sealKey: Uint8Array) {
 	const identities = new Map<string, Identity>();
 	const certificates = new Map<string, Uint8Array>();
 
@@ -56,7 +59,7 @@ export function createKeyMaterial(store: As2Store, sealKey: Uint8Array) {
 		 * CERTIFICATE_EXPIRED when the only candidates have expired (interface spec, Message errors).
 		 */
 		async signingIdentity(tenantId: string, at: Date): Promise<Identity> {
-			const all = (await store.certificates.listFor({ identityOf: tenantId })).filter(
+			const all = (await config.certificatesOf({ identityOf: tenantId })).filter(
 				(c) => usableFor(c, "signing") && c.privateKeySealed,
 			);
 			const valid = all.find((c) => validAt(c, at));
@@ -71,7 +74,7 @@ export function createKeyMaterial(store: As2Store, sealKey: Uint8Array) {
 
 		/** Every active identity that can decrypt: during a rollover the partner may use either (first that works). */
 		async decryptionIdentities(tenantId: string): Promise<Identity[]> {
-			const all = await store.certificates.listFor({ identityOf: tenantId });
+			const all = await config.certificatesOf({ identityOf: tenantId });
 			return all.filter((c) => usableFor(c, "encryption") && c.privateKeySealed).map(toIdentity);
 		},
 
@@ -80,7 +83,7 @@ export function createKeyMaterial(store: As2Store, sealKey: Uint8Array) {
 		 * CERTIFICATE_EXPIRED when only expired ones are left.
 		 */
 		async encryptionCertificate(partnerId: string, at: Date): Promise<Uint8Array> {
-			const all = (await store.certificates.listFor({ partnerId })).filter((c) => usableFor(c, "encryption"));
+			const all = (await config.certificatesOf({ partnerId })).filter((c) => usableFor(c, "encryption"));
 			const valid = all.find((c) => validAt(c, at));
 			if (valid) return derOf(valid);
 			if (all.length > 0) {
@@ -95,7 +98,7 @@ export function createKeyMaterial(store: As2Store, sealKey: Uint8Array) {
 
 		/** The partner's active signing certificates: a signature must come from one of them. */
 		async verificationCertificates(partnerId: string): Promise<Uint8Array[]> {
-			const all = await store.certificates.listFor({ partnerId });
+			const all = await config.certificatesOf({ partnerId });
 			return all.filter((c) => usableFor(c, "signing")).map(derOf);
 		},
 	};

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { formatMic, isAs2Error, type MdnRequest, type Mic, type MimeHeaders, parseMic, unpack } from "@as2kit/core";
 import type { AccountRecord, MessageRecord, PartnerRecord, TenantRecord } from "@as2kit/core/store";
 import { countReceivedMessage } from "../billing/usage.ts";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
@@ -63,7 +64,10 @@ export async function processInbound(
 		partnerId: partner.id,
 	});
 	if (existing) return duplicateOf(existing);
-	const account = inbound.account !== undefined ? inbound.account : await store.accounts.get(tenant.accountId);
+	const account =
+		inbound.account !== undefined
+			? inbound.account
+			: await configReads(deps.configCache, store).account(tenant.accountId);
 	const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
 	const at = now();
 	const payloadKey = `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;

@@ -1,4 +1,5 @@
 import { MimeHeaders, readMdnRequest, stripMessageId } from "@as2kit/core";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
@@ -19,6 +20,7 @@ const BUSY_RETRY_MS = 2000;
  */
 export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial, inbound: InboundConcurrency): JobHandler {
 	const { store, blobs, now, config } = deps;
+	const configs = configReads(deps.configCache, store);
 	return async (job) => {
 		const { accountId, tenantId, partnerId, blobKey } = job.payload as {
 			accountId: string;
@@ -27,13 +29,13 @@ export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial, inbou
 			blobKey: string;
 		};
 		const headers = new MimeHeaders(job.payload.headers as [string, string][]);
-		const tenant = await store.tenants.get(accountId, tenantId);
-		const row = tenant ? await store.partners.findVisible(tenant.id, tenant.accountId, partnerId) : null;
+		const tenant = await configs.tenant(accountId, tenantId);
+		const row = tenant ? await configs.visiblePartner(tenant.id, tenant.accountId, partnerId) : null;
 		if (!tenant || !row) {
 			await blobs.delete(blobKey).catch(() => {});
 			return;
 		}
-		const account = await store.accounts.get(tenant.accountId);
+		const account = await configs.account(tenant.accountId);
 		// The same bound as /as2/receive (inbound-concurrency.ts): over it, the job runs later.
 		const release = inbound.tryEnter(tenant.id, planOf(account?.plan ?? "free", config.enterpriseLimits).concurrent);
 		if (!release) throw new RetryJob(new Date(now().getTime() + BUSY_RETRY_MS), "inbound processing is at its bound");
@@ -44,6 +46,7 @@ export function createReceiveHandler(deps: ServiceDeps, keys: KeyMaterial, inbou
 			outcome = await processInbound(deps, keys, {
 				tenant,
 				partner: effectivePartner(row).record,
+				account,
 				headers,
 				messageId,
 				mdnRequest,

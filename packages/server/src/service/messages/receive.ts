@@ -11,6 +11,7 @@ import {
 	stripMessageId,
 } from "@as2kit/core";
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { type Plan, planOf, receiveLimits } from "../plans.ts";
@@ -58,15 +59,16 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 	const { store, blobs, now, config } = deps;
 	const domain = messageIdDomain(config.publicUrl);
 	const admission = createInboundAdmission(store);
+	const configs = configReads(deps.configCache, store);
 
 	async function route(
 		headers: MimeHeaders,
 	): Promise<{ tenant: TenantRecord | null; partner: PartnerRecord | null; to: string; from: string }> {
 		const to = parseAs2Id(headers.get("as2-to"), "AS2-To");
 		const from = parseAs2Id(headers.get("as2-from"), "AS2-From");
-		const tenant = await store.tenants.findByAs2Id(to);
+		const tenant = await configs.tenantByAs2Id(to);
 		if (!tenant) return { tenant: null, partner: null, to, from };
-		const row = await store.partners.findVisibleByAs2Id(tenant.id, tenant.accountId, from);
+		const row = await configs.visiblePartnerByAs2Id(tenant.id, tenant.accountId, from);
 		const partner = row ? effectivePartner(row).record : null;
 		return { tenant, partner: partner?.active ? partner : null, to, from };
 	}
@@ -123,7 +125,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 		}
 		const { tenant, partner, to, from } = routed;
 		const context = { headers, tenant, from, to, mdnRequest };
-		const account = tenant ? await store.accounts.get(tenant.accountId) : null;
+		const account = tenant ? await configs.account(tenant.accountId) : null;
 		const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
 		const limited = await admitPartner(tenant, partner, plan, from, request.clientIp);
 		if (limited) return limited;

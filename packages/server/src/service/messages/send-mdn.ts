@@ -1,5 +1,6 @@
 import { type Disposition, isAs2Error, type MdnRequest, parseMic } from "@as2kit/core";
 import type { MessageRecord } from "@as2kit/core/store";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
@@ -34,6 +35,7 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 	const { store, now, config, sealKey, logger } = deps;
 	const domain = messageIdDomain(config.publicUrl);
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
+	const configs = configReads(deps.configCache, store);
 
 	return async (job) => {
 		const at = now();
@@ -55,7 +57,7 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 		} else {
 			context = job.payload as unknown as NegativeMdnPayload;
 		}
-		const row = await store.partners.findVisible(context.tenantId, context.accountId, context.partnerId);
+		const row = await configs.visiblePartner(context.tenantId, context.accountId, context.partnerId);
 		if (!row || !context.mdnRequest.url) return;
 		const partner = effectivePartner(row).record;
 		const identity = await keys.signingIdentity(context.tenantId, at).catch(() => null);

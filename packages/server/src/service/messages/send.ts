@@ -1,5 +1,6 @@
 import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
 import type { MessageRecord } from "@as2kit/core/store";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
@@ -33,6 +34,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const receiptUrl = receiptBase ? `${receiptBase.replace(/\/$/, "")}/as2/receive` : null;
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 	const hints = createFailureHints(deps, keys);
+	const configs = configReads(deps.configCache, store);
 
 	return async (job, { completeIn, confirmLease, leaseLost }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
@@ -48,7 +50,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			at,
 		);
 		if (!message) return;
-		const row = await store.partners.findVisible(message.tenantId, message.accountId, message.partnerId);
+		const row = await configs.visiblePartner(message.tenantId, message.accountId, message.partnerId);
 		if (!row) {
 			await failMessage(
 				deps,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import type { As2Store, BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
 import { checkMessageAllowance, countLiveMessage } from "../billing/usage.ts";
+import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
@@ -48,6 +49,7 @@ export function newPayloadKey(at: Date): string {
  */
 export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, blobs, now, config } = deps;
+	const configs = configReads(deps.configCache, store);
 
 	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
 		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
@@ -56,7 +58,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			// messages:write (spec, Authentication 9: 403 insufficient_scope) must not leave it behind.
 			requirePermission(principal, "messages:write");
 			const at = now();
-			const row = await store.partners.findVisible(principal.tenantId, principal.accountId, input.partnerId);
+			const row = await configs.visiblePartner(principal.tenantId, principal.accountId, input.partnerId);
 			if (!row)
 				throw new As2Error("PARTNER_NOT_FOUND", `partner ${input.partnerId} not found`, {
 					details: { partner_id: input.partnerId },
@@ -93,7 +95,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			const stored = blob;
 			const message = await store.transaction(async (tx) => {
 				// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
-				const tenant = await tx.tenants.get(principal.accountId, principal.tenantId);
+				const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
 				const record: MessageRecord = {
 					id: await tx.ids.next("msg_"),
 					accountId: principal.accountId,
