@@ -128,6 +128,25 @@ describe("the engine's store, watched for configuration changes", () => {
 		expect((await account())!.plan).toBe("starter");
 	});
 
+	it("does not keep a read that started while a change was in flight past the change", async () => {
+		const update = raw.accounts.update.bind(raw.accounts);
+		let release!: () => void;
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		vi.spyOn(raw.accounts, "update").mockImplementationOnce(async (...args) => {
+			await held;
+			return update(...args);
+		});
+		const change = store.accounts.update("acc_000001", { plan: "starter", updatedAt: at });
+		// Another connection reads the old plan before the change commits (PostgreSQL)...
+		expect((await account())!.plan).toBe("free");
+		release();
+		await change;
+		// ...and that read is not served once it has.
+		expect((await account())!.plan).toBe("starter");
+	});
+
 	it("reads through a transaction that changed configuration, and remembers nothing of one rolled back", async () => {
 		expect((await account())!.plan).toBe("free");
 		await expect(
