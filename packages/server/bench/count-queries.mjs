@@ -1,0 +1,87 @@
+// Counts the statements each server process sends to its database, by text: a preload for the
+// benchmarks (load-independent evidence for issue #20), and the report of what it wrote.
+//
+//   export BENCH_QUERY_COUNTS=$(mktemp -d /as2kit-counts-XXXX)
+//   NODE_OPTIONS="--import=$PWD/packages/server/bench/count-queries.mjs" BENCH_CAPTURE=on BENCH_RUNS=1 \
+//     BENCH_MESSAGES=500 node packages/server/bench/throughput.mjs
+//   node packages/server/bench/count-queries.mjs "$BENCH_QUERY_COUNTS" 500 [--top 40]
+//
+// As a preload (BENCH_QUERY_COUNTS set), every PostgreSQL query (node-postgres' Client.query:
+// each is one round trip) and every SQLite statement (better-sqlite3's run/get/all/iterate and
+// exec: BEGIN and COMMIT included) is counted; at exit the counts go to
+// <dir>/<AS2_DATA_DIR's name or "pid-N">.json (the bench names instances "as2kit-bench-sender-…").
+// Set-up (accounts, partners, certificates) is counted too: a few statements, spread over the
+// messages. As a command, it prints each process's statements per message.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const dir = process.env.BENCH_QUERY_COUNTS;
+const asCommand = process.argv[1] && import.meta.filename === process.argv[1];
+
+if (asCommand) report(process.argv.slice(2));
+else if (dir) preload(dir);
+
+function preload(dir) {
+	const counts = new Map();
+	const count = (text) => counts.set(text, (counts.get(text) ?? 0) + 1);
+	// Resolved as the storage adapters of the checkout being run resolve them (the entry is its
+	// packages/server/dist/bin/start.js; this file may be another checkout's, in an A/B pair):
+	// the same module instances the server loads.
+	const entry = process.argv[1] ?? "";
+	const repo = entry.endsWith(join("packages", "server", "dist", "bin", "start.js"))
+		? resolve(dirname(entry), "../../../..")
+		: fileURLToPath(new URL("../../..", import.meta.url));
+	const requireFrom = (pkg) => createRequire(join(repo, "packages", pkg, "package.json"));
+	try {
+		const pg = requireFrom("storage-pg")("pg");
+		const query = pg.Client.prototype.query;
+		pg.Client.prototype.query = function (config, ...rest) {
+			count(`pg: ${typeof config === "string" ? config : (config?.text ?? config?.name ?? "?")}`);
+			return query.call(this, config, ...rest);
+		};
+	} catch {}
+	try {
+		const Database = requireFrom("storage-sqlite")("better-sqlite3");
+		const probe = new Database(":memory:");
+		const statement = Object.getPrototypeOf(probe.prepare("SELECT 1"));
+		probe.close();
+		for (const method of ["run", "get", "all", "iterate"]) {
+			const original = statement[method];
+			statement[method] = function (...args) {
+				count(`sqlite: ${this.source}`);
+				return original.apply(this, args);
+			};
+		}
+		const exec = Database.prototype.exec;
+		Database.prototype.exec = function (source) {
+			count(`sqlite: ${source}`);
+			return exec.call(this, source);
+		};
+	} catch {}
+	const name = process.env.AS2_DATA_DIR ? basename(process.env.AS2_DATA_DIR) : `pid-${process.pid}`;
+	process.on("exit", () => {
+		if (counts.size === 0) return;
+		writeFileSync(join(dir, `${name}.json`), JSON.stringify(Object.fromEntries(counts)));
+	});
+}
+
+function report(args) {
+	const [from, messagesArg] = args;
+	const messages = Number(messagesArg);
+	const topIndex = args.indexOf("--top");
+	const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
+	if (!from || !(messages > 0)) {
+		console.error("usage: node count-queries.mjs <dir> <messages> [--top N]");
+		process.exit(2);
+	}
+	for (const file of readdirSync(from).filter((f) => f.endsWith(".json"))) {
+		const counts = Object.entries(JSON.parse(readFileSync(join(from, file), "utf8"))).sort((a, b) => b[1] - a[1]);
+		const total = counts.reduce((sum, [, n]) => sum + n, 0);
+		console.log(`\n${file}: ${(total / messages).toFixed(2)} statements per message (${total} in all)`);
+		for (const [text, n] of counts.slice(0, top)) {
+			console.log(`${(n / messages).toFixed(2).padStart(7)}  ${text.replace(/\s+/g, " ").slice(0, 150)}`);
+		}
+	}
+}
