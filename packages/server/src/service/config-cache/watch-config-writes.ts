@@ -79,14 +79,21 @@ interface TransactionState {
 	changedConfig: boolean;
 }
 
-const transactions = new WeakMap<As2Store, TransactionState>();
+/** What a watched store's repositories share: the cache and, in a transaction, its state. */
+interface Scope {
+	cache: VersionedCache;
+	transaction: TransactionState | null;
+}
+
+/** Read through a watched store: its scope (a property no adapter has). */
+const SCOPE = Symbol("config-cache scope");
 
 /**
  * Whether `store` is a transaction that changed configuration: its reads must go to the
  * database (they see its own uncommitted changes) and must not be remembered (it may roll back).
  */
 export function changedConfigIn(store: As2Store): boolean {
-	return transactions.get(store)?.changedConfig ?? false;
+	return (store as unknown as { [SCOPE]?: Scope })[SCOPE]?.transaction?.changedConfig ?? false;
 }
 
 /**
@@ -99,73 +106,100 @@ export function changedConfigIn(store: As2Store): boolean {
  * spec sends an event to each active endpoint (interface spec, Events), so an endpoint just
  * created, on any instance, must be seen by the very next event; a stale "yes" costs only a
  * fan-out job that finds no endpoint (events.ts).
+ *
+ * Every transaction gets a view of its own, so the views are cheap: one Proxy and its handler,
+ * the repositories' methods shared on prototypes (a closure per method and transaction cost
+ * microseconds per message).
  */
 export function watchConfigWrites(store: As2Store, cache: VersionedCache): As2Store {
-	return watched(store, cache, null);
+	return watched(store, { cache, transaction: null });
 }
 
-function watched(store: As2Store, cache: VersionedCache, transaction: TransactionState | null): As2Store {
-	const repositories = new Map<PropertyKey, unknown>();
-	const view: As2Store = new Proxy(store, {
-		get(target, property) {
-			if (property === "transaction") return runTransaction;
-			if (!(property in WATCHED)) {
-				const value = Reflect.get(target, property, target);
-				return typeof value === "function" ? value.bind(target) : value;
-			}
-			let repository = repositories.get(property);
-			if (!repository) {
-				repository = watchRepository(property as Watched);
-				repositories.set(property, repository);
-			}
-			return repository;
-		},
-	});
-	if (transaction) transactions.set(view, transaction);
+function watched(store: As2Store, scope: Scope): As2Store {
+	return new Proxy(store, new ViewHandler(store, scope));
+}
 
-	function runTransaction<T>(fn: (tx: As2Store) => Promise<T>): Promise<T> {
+class ViewHandler implements ProxyHandler<As2Store> {
+	private repositories: { [Name in Watched]?: object } = {};
+	constructor(
+		private readonly store: As2Store,
+		private readonly scope: Scope,
+	) {}
+
+	get(target: As2Store, property: PropertyKey): unknown {
+		switch (property) {
+			case "transaction":
+				return this.runTransaction;
+			case SCOPE:
+				return this.scope;
+			case "accounts":
+			case "tenants":
+			case "partners":
+			case "certificates":
+			case "webhookEndpoints":
+				this.repositories[property] ??= watchedRepository(property, target[property], this.scope);
+				return this.repositories[property];
+		}
+		const value = Reflect.get(target, property, target);
+		return typeof value === "function" ? value.bind(target) : value;
+	}
+
+	private runTransaction = <T>(fn: (tx: As2Store) => Promise<T>): Promise<T> => {
+		const { store, scope } = this;
 		// A nested transaction joins the outer one (As2Store.transaction): so does its bookkeeping.
-		if (transaction) return store.transaction((tx) => fn(watched(tx, cache, transaction)));
-		const state: TransactionState = { changedConfig: false };
+		if (scope.transaction) return store.transaction((tx) => fn(watched(tx, scope)));
+		const inner: Scope = { cache: scope.cache, transaction: { changedConfig: false } };
 		return store
-			.transaction((tx) => fn(watched(tx, cache, state)))
+			.transaction((tx) => fn(watched(tx, inner)))
 			.finally(() => {
-				if (state.changedConfig) cache.invalidate();
+				if (inner.transaction!.changedConfig) scope.cache.invalidate();
 			});
-	}
+	};
+}
 
-	function watchRepository(name: Watched) {
-		const repository = store[name] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-		const wrapped: Record<string, unknown> = {};
-		for (const [method, effect] of Object.entries(WATCHED[name])) {
-			// Looked up at each call: whatever replaces a method later (a test's spy) is called.
-			const call = (...args: unknown[]) => repository[method]!(...args);
-			wrapped[method] = effect === "change" ? changing(call) : call;
+interface WatchedRepository {
+	repository: Record<string, (...args: unknown[]) => Promise<unknown>>;
+	scope: Scope;
+}
+
+/** One prototype per repository: its methods call the adapter's, a change invalidating around it. */
+const PROTOTYPES = Object.fromEntries(
+	Object.entries(WATCHED).map(([name, effects]) => {
+		const prototype: Record<string, unknown> = {};
+		for (const [method, effect] of Object.entries(effects)) {
+			prototype[method] =
+				effect === "change"
+					? function (this: WatchedRepository, ...args: unknown[]) {
+							return changing(this.scope, () => this.repository[method]!(...args));
+						}
+					: function (this: WatchedRepository, ...args: unknown[]) {
+							// Looked up at each call: whatever replaces a method later (a test's spy) is called.
+							return this.repository[method]!(...args);
+						};
 		}
-		if (name === "webhookEndpoints") {
-			const hasActive = wrapped.hasActiveInAccount as (accountId: string) => Promise<boolean>;
-			wrapped.hasActiveInAccount = (accountId: string) =>
-				transaction?.changedConfig
-					? hasActive(accountId)
-					: cache.through(
-							`webhooks:${accountId}`,
-							() => hasActive(accountId),
-							(yes) => yes,
-						);
-		}
-		return wrapped;
-	}
+		if (name === "webhookEndpoints") prototype.hasActiveInAccount = hasActiveInAccount;
+		return [name, prototype];
+	}),
+) as Record<Watched, object>;
 
-	function changing(call: (...args: unknown[]) => Promise<unknown>) {
-		return (...args: unknown[]) => {
-			cache.invalidate();
-			if (transaction) {
-				transaction.changedConfig = true;
-				return call(...args);
-			}
-			return call(...args).finally(() => cache.invalidate());
-		};
-	}
+function watchedRepository(name: Watched, repository: unknown, scope: Scope): object {
+	const wrapped = Object.create(PROTOTYPES[name]) as WatchedRepository;
+	wrapped.repository = repository as WatchedRepository["repository"];
+	wrapped.scope = scope;
+	return wrapped;
+}
 
-	return view;
+function changing(scope: Scope, call: () => Promise<unknown>): Promise<unknown> {
+	scope.cache.invalidate();
+	if (scope.transaction) {
+		scope.transaction.changedConfig = true;
+		return call();
+	}
+	return call().finally(() => scope.cache.invalidate());
+}
+
+function hasActiveInAccount(this: WatchedRepository, accountId: string): Promise<boolean> {
+	const read = () => this.repository.hasActiveInAccount!(accountId) as Promise<boolean>;
+	if (this.scope.transaction?.changedConfig) return read();
+	return this.scope.cache.through(`webhooks:${accountId}`, read, (yes) => yes);
 }
