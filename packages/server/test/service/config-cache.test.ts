@@ -187,6 +187,19 @@ describe("the engine's store, watched for configuration changes", () => {
 		expect(hasActive).toHaveBeenCalledTimes(3);
 	});
 
+	it("keeps what is assigned to it (a test wrapping `transaction`) off the adapter's store", async () => {
+		const transaction = store.transaction.bind(store);
+		const rawTransaction = raw.transaction;
+		let wrapped = 0;
+		store.transaction = (fn) => {
+			wrapped++;
+			return transaction(fn);
+		};
+		expect(raw.transaction).toBe(rawTransaction);
+		expect(await store.transaction((tx) => tx.ids.next("evt_"))).toBe("evt_000001");
+		expect(wrapped).toBe(1);
+	});
+
 	it("leaves every other repository and method as the store has them", async () => {
 		expect(await store.ids.next("msg_")).toBe("msg_000001");
 		expect(await store.tenants.findBySlug("acc_000001", "none")).toBeNull();

@@ -121,12 +121,21 @@ function watched(store: As2Store, scope: Scope): As2Store {
 
 class ViewHandler implements ProxyHandler<As2Store> {
 	private repositories: { [Name in Watched]?: object } = {};
+	/** What was assigned to the view (a test wrapping `transaction`): kept here, not on the adapter's store. */
+	private assigned: Map<PropertyKey, unknown> | null = null;
 	constructor(
 		private readonly store: As2Store,
 		private readonly scope: Scope,
 	) {}
 
+	set(_target: As2Store, property: PropertyKey, value: unknown): boolean {
+		this.assigned ??= new Map();
+		this.assigned.set(property, value);
+		return true;
+	}
+
 	get(target: As2Store, property: PropertyKey): unknown {
+		if (this.assigned?.has(property)) return this.assigned.get(property);
 		switch (property) {
 			case "transaction":
 				return this.runTransaction;
