@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from "@as2kit/core/store";
+import { createVersionedCache, type ReadTicket } from "./config-cache/versioned-cache.ts";
 import type { Principal } from "./principal.ts";
 
 /**
@@ -10,15 +11,6 @@ import type { Principal } from "./principal.ts";
 export const CREDENTIAL_CACHE_TTL_MS = 1000;
 /** Past this many remembered credentials the cache starts afresh (a bound on its memory). */
 const MAX_ENTRIES = 10_000;
-
-interface Entry {
-	/** The generation the reads behind this entry started in: any change since makes it stale. */
-	generation: number;
-	/** The clock when the reads started. */
-	readAt: number;
-	key: ApiKeyRecord;
-	principal: Principal;
-}
 
 /**
  * API-key authentication remembered for a second (issue #20): a request with a known key
@@ -34,8 +26,8 @@ export interface CredentialCache {
 	/** The principal remembered for this key hash and X-Tenant-ID, or null when it must be read. */
 	get(cacheKey: string): { key: ApiKeyRecord; principal: Principal } | null;
 	/** Starts a lookup: what `put` needs to tell whether a change happened meanwhile. */
-	begin(): { generation: number; readAt: number };
-	put(cacheKey: string, started: { generation: number; readAt: number }, key: ApiKeyRecord, principal: Principal): void;
+	begin(): ReadTicket;
+	put(cacheKey: string, started: ReadTicket, key: ApiKeyRecord, principal: Principal): void;
 	/** A key or an account changed on this instance: forget everything read before. */
 	invalidate(): void;
 	/** Runs a change to a key or an account, then invalidates (once it has committed or failed). */
@@ -47,34 +39,18 @@ export function createCredentialCache(
 	ttlMs = CREDENTIAL_CACHE_TTL_MS,
 	clock: () => number = () => performance.now(),
 ): CredentialCache {
-	const entries = new Map<string, Entry>();
-	let generation = 0;
-	const invalidate = () => {
-		generation++;
-		entries.clear();
-	};
+	// Not frozen: authentication updates the remembered key's last_used_at (authenticate.ts).
+	const cache = createVersionedCache(ttlMs, clock, MAX_ENTRIES, { freeze: false });
 	return {
-		get(cacheKey) {
-			const entry = entries.get(cacheKey);
-			if (!entry) return null;
-			if (entry.generation !== generation || clock() - entry.readAt >= ttlMs) {
-				entries.delete(cacheKey);
-				return null;
-			}
-			return entry;
-		},
-		begin: () => ({ generation, readAt: clock() }),
-		put(cacheKey, started, key, principal) {
-			if (started.generation !== generation) return;
-			if (entries.size >= MAX_ENTRIES) entries.clear();
-			entries.set(cacheKey, { ...started, key, principal });
-		},
-		invalidate,
+		get: (cacheKey) => cache.get<{ key: ApiKeyRecord; principal: Principal }>(cacheKey) ?? null,
+		begin: cache.begin,
+		put: (cacheKey, started, key, principal) => cache.put(cacheKey, started, { key, principal }),
+		invalidate: cache.invalidate,
 		async invalidateAfter(change) {
 			try {
 				return await change();
 			} finally {
-				invalidate();
+				cache.invalidate();
 			}
 		},
 	};

@@ -37,11 +37,15 @@ export interface VersionedCache {
 	invalidate(): void;
 }
 
-/** `clock` is monotonic milliseconds (tests pass their own). */
+/**
+ * `clock` is monotonic milliseconds (tests pass their own). `freeze: false` hands out the very
+ * values put, for a caller that updates them on purpose (the API-key cache keeps `last_used_at`).
+ */
 export function createVersionedCache(
 	ttlMs = CONFIG_CACHE_TTL_MS,
 	clock: () => number = () => performance.now(),
 	maxEntries = MAX_ENTRIES,
+	{ freeze = true }: { freeze?: boolean } = {},
 ): VersionedCache {
 	const entries = new Map<string, Entry<unknown>>();
 	let generation = 0;
@@ -59,7 +63,7 @@ export function createVersionedCache(
 	function put<V>(key: string, ticket: ReadTicket, value: V) {
 		if (ticket.generation !== generation) return;
 		if (entries.size >= maxEntries) entries.clear();
-		entries.set(key, { ...ticket, value: deepFreeze(value) });
+		entries.set(key, { ...ticket, value: freeze ? deepFreeze(value) : value });
 	}
 
 	return {
