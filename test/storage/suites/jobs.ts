@@ -80,6 +80,45 @@ export const jobTests = {
 		await store.jobs.complete(claimed[0]!.id, "w1");
 		expect(await store.jobs.enqueue({ kind: "scan", key: "scan:1", payload: {}, runAt: T0 }, T0)).not.toBeNull();
 	},
+	"jobs - enqueueClaimed writes the job as a claim leaves it: held until its lease runs out, then claimed again":
+		async ({ store }) => {
+			const handed = await store.jobs.enqueueClaimed(
+				{ kind: "send", key: "send:1", payload: { n: 1 }, priority: 10, runAt: T0 },
+				T0,
+				{ workerId: "w1", lockedUntil: at(30) },
+			);
+			expect(handed).toMatchObject({ kind: "send", key: "send:1", payload: { n: 1 }, attempts: 1, lockedBy: "w1" });
+			expect(handed?.lockedUntil).toEqual(at(30));
+			expect(await store.jobs.get(handed!.id)).toEqual(handed);
+			// Its key is live: neither a plain nor a handed-off second job is written.
+			expect(await store.jobs.enqueue({ kind: "send", key: "send:1", payload: {}, runAt: T0 }, T0)).toBeNull();
+			expect(
+				await store.jobs.enqueueClaimed({ kind: "send", key: "send:1", payload: {}, runAt: T0 }, T0, {
+					workerId: "w2",
+					lockedUntil: at(30),
+				}),
+			).toBeNull();
+			expect(await store.jobs.depth(at(1))).toEqual([
+				{ kind: "send", due: 0, scheduled: 0, running: 1, oldestDueAt: null },
+			]);
+			expect(await store.jobs.cancelByKey("send:1", at(1))).toBe("leased");
+			// No claim takes it while the lease holds; once it has run out (the worker died), one does.
+			expect(await store.jobs.claim({ workerId: "w2", leaseMs: 30_000, limit: 10, now: at(29) })).toEqual([]);
+			const again = await store.jobs.claim({ workerId: "w2", leaseMs: 30_000, limit: 10, now: at(31) });
+			expect(again.map((j) => [j.id, j.lockedBy, j.attempts])).toEqual([[handed!.id, "w2", 2]]);
+			expect(await store.jobs.complete(handed!.id, "w1")).toBe(false);
+			expect(await store.jobs.complete(handed!.id, "w2")).toBe(true);
+		},
+	"jobs - a job enqueueClaimed is completed or retried by its holder like a claimed one": async ({ store }) => {
+		const lease = { workerId: "w1", lockedUntil: at(30) };
+		const done = (await store.jobs.enqueueClaimed({ kind: "a", payload: {}, runAt: T0 }, T0, lease))!;
+		const failed = (await store.jobs.enqueueClaimed({ kind: "a", payload: {}, runAt: T0 }, T0, lease))!;
+		expect(await store.jobs.extendLease(done.id, "w1", at(60))).toBe(true);
+		expect(await store.jobs.complete(done.id, "w1")).toBe(true);
+		expect(await store.jobs.retry(failed.id, "w1", { runAt: at(5), error: "boom" })).toBe(true);
+		const retried = await store.jobs.claim({ workerId: "w2", leaseMs: 1000, limit: 10, now: at(5) });
+		expect(retried.map((j) => [j.id, j.attempts, j.lastError])).toEqual([[failed.id, 2, "boom"]]);
+	},
 	"jobs - depth per kind: due, scheduled and running as of now, and the oldest due": async ({ store }) => {
 		expect(await store.jobs.depth(T0)).toEqual([]);
 		await store.jobs.enqueue({ kind: "send", payload: { n: 1 }, runAt: at(1) }, T0);

@@ -9,6 +9,7 @@ export { formatId } from "./format-id.ts";
 export type {
 	ClaimOptions,
 	JobKindDepth,
+	JobLease,
 	JobRecord,
 	JobStore,
 	KeyedJobOutcome,

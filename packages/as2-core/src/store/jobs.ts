@@ -30,6 +30,12 @@ export interface NewJob {
 	runAt: Date;
 }
 
+/** The worker a job is leased to, and until when. */
+export interface JobLease {
+	workerId: string;
+	lockedUntil: Date;
+}
+
 /** What an action on a job by its key did: acted, left to the worker holding it, or no such job. */
 export type KeyedJobOutcome = "done" | "leased" | "none";
 
@@ -58,6 +64,13 @@ export interface JobKindDepth {
 export interface JobStore {
 	/** Enqueues a job; resolves to null when `key` is held by a job not yet completed. */
 	enqueue(job: NewJob, now: Date): Promise<JobRecord | null>;
+	/**
+	 * Enqueues a job already claimed by `lease.workerId` until `lease.lockedUntil` (attempts 1),
+	 * as `claim` would leave it: the hand-off of a job to the worker of the process that wrote it,
+	 * without a claim of its own. Should that worker die, the job is claimed again once the lease
+	 * runs out. Resolves to null when `key` is held, as `enqueue`.
+	 */
+	enqueueClaimed(job: NewJob, now: Date, lease: JobLease): Promise<JobRecord | null>;
 	/**
 	 * Claims up to `limit` due jobs (runAt ≤ now, unlocked or lease expired), highest priority
 	 * then oldest runAt first, locking them to `workerId` until now + leaseMs. A job is held by

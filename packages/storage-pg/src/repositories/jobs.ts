@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
+import type { JobLease, JobRecord, JobStore, NewJob, ScheduleStore } from "@as2kit/core/store";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, schedules } from "../schema.ts";
@@ -49,28 +49,33 @@ const RESCHEDULE_KEY = `update "jobs" set "run_at" = $3 where ${UNHELD_KEY} retu
 const HAS_KEY = `select 1 from "jobs" where "key" = $1`;
 
 export function createJobStore(runner: Runner): JobStore {
+	// A job handed to a worker as it is written is stored as a claim would leave it.
+	const insert = (job: NewJob, now: Date, lease: JobLease | null) =>
+		runner
+			.query<Record<string, unknown>>(
+				ENQUEUE,
+				RAW_JOBS.toParams(
+					{
+						kind: job.kind,
+						payload: job.payload,
+						key: job.key ?? null,
+						priority: job.priority ?? 0,
+						runAt: job.runAt,
+						attempts: lease ? 1 : 0,
+						lockedBy: lease?.workerId ?? null,
+						lockedUntil: lease?.lockedUntil ?? null,
+						createdAt: now,
+					},
+					["id"],
+				),
+			)
+			// Completed jobs are deleted, so a held key belongs to a live job (port contract).
+			.then(([row]) => (row ? toJob(RAW_JOBS.fromRow(row)) : null));
 	return {
 		// Every state change enqueues work, and workers claim and complete it: prepared statements
 		// on the hot path (pg-raw-table.ts).
-		enqueue: (job, now) =>
-			runner
-				.query<Record<string, unknown>>(
-					ENQUEUE,
-					RAW_JOBS.toParams(
-						{
-							kind: job.kind,
-							payload: job.payload,
-							key: job.key ?? null,
-							priority: job.priority ?? 0,
-							runAt: job.runAt,
-							attempts: 0,
-							createdAt: now,
-						},
-						["id"],
-					),
-				)
-				// Completed jobs are deleted, so a held key belongs to a live job (port contract).
-				.then(([row]) => (row ? toJob(RAW_JOBS.fromRow(row)) : null)),
+		enqueue: (job, now) => insert(job, now, null),
+		enqueueClaimed: (job, now, lease) => insert(job, now, lease),
 		claim: ({ kinds, limit, workerId, leaseMs, now }) => {
 			const params: unknown[] = [workerId, new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), limit];
 			if (kinds) params.push([...kinds]);

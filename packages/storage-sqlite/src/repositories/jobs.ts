@@ -1,4 +1,4 @@
-import type { JobRecord, JobStore, ScheduleStore } from "@as2kit/core/store";
+import type { JobLease, JobRecord, JobStore, NewJob, ScheduleStore } from "@as2kit/core/store";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
@@ -42,22 +42,27 @@ function dueSql(kinds: number | null): string {
 const LOCK = `update "jobs" set "locked_by" = ?, "locked_until" = ?, "attempts" = "attempts" + 1 where "id" = ?`;
 
 export function createJobStore(exec: Exec): JobStore {
+	// A job handed to a worker as it is written is stored as a claim would leave it.
+	const insert = (job: NewJob, now: Date, lease: JobLease | null) =>
+		exec((db) => {
+			const params = RAW_JOBS.toParams({
+				kind: job.kind,
+				payload: job.payload,
+				key: job.key ?? null,
+				priority: job.priority ?? 0,
+				runAt: job.runAt,
+				attempts: lease ? 1 : 0,
+				lockedBy: lease?.workerId ?? null,
+				lockedUntil: lease?.lockedUntil ?? null,
+				createdAt: now,
+			});
+			const row = db.$client.prepare(ENQUEUE).get(...params) as Record<string, unknown> | undefined;
+			return row ? toJob(RAW_JOBS.fromRow(row)) : null;
+		});
 	return {
 		// Every state change enqueues work: plain SQL on the hot path (raw-table.ts).
-		enqueue: (job, now) =>
-			exec((db) => {
-				const params = RAW_JOBS.toParams({
-					kind: job.kind,
-					payload: job.payload,
-					key: job.key ?? null,
-					priority: job.priority ?? 0,
-					runAt: job.runAt,
-					attempts: 0,
-					createdAt: now,
-				});
-				const row = db.$client.prepare(ENQUEUE).get(...params) as Record<string, unknown> | undefined;
-				return row ? toJob(RAW_JOBS.fromRow(row)) : null;
-			}),
+		enqueue: (job, now) => insert(job, now, null),
+		enqueueClaimed: (job, now, lease) => insert(job, now, lease),
 		claim: ({ kinds, limit, workerId, leaseMs, now }) =>
 			exec((db) => {
 				const kindList = kinds ? [...kinds] : null;
