@@ -57,6 +57,7 @@ export function createService(options: ServiceOptions) {
 		tokenKey: deriveKey(config.masterKey, "bearer token hash"),
 		sealKey: deriveKey(config.masterKey, "sealed secrets"),
 		wake: () => {},
+		reserveWorker: () => null,
 		credentials: createCredentialCache(),
 		configCache,
 		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),

@@ -3,6 +3,7 @@ import type { ServiceConfig } from "./config.ts";
 import type { VersionedCache } from "./config-cache/versioned-cache.ts";
 import type { CredentialCache } from "./credential-cache.ts";
 import type { EpcisEngine } from "./epcis/epcis-engine.ts";
+import type { WorkerSlot } from "./jobs/worker.ts";
 import type { Telemetry } from "./telemetry.ts";
 
 /** A structured logger (pino's shape); the engine never prints. */
@@ -28,6 +29,8 @@ export interface ServiceDeps {
 	sealKey: Uint8Array;
 	/** New jobs were committed: wakes this process's worker (a no-op until one runs). */
 	wake: () => void;
+	/** A slot of this process's worker for a job about to be written leased to it (jobs/hand-off.ts); null until one runs. */
+	reserveWorker: (kind: string) => WorkerSlot | null;
 	/** Where EPCIS documents are validated and read (epcis/epcis-engine.ts). */
 	epcisEngine: EpcisEngine;
 	/** API keys authenticated lately (credential-cache.ts); whatever changes a key or an account invalidates it. */

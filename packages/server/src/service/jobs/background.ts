@@ -77,12 +77,14 @@ export function createBackground(
 		start() {
 			// Work committed by this process's requests (jobs, events) wakes its own worker at once.
 			deps.wake = () => worker.wake();
+			deps.reserveWorker = (kind) => worker.reserve(kind);
 			worker.start();
 			dispatcher.start();
 			scheduler.start();
 		},
 		async stop() {
 			deps.wake = () => {};
+			deps.reserveWorker = () => null;
 			scheduler.stop();
 			await Promise.all([worker.stop(), dispatcher.stop()]);
 		},

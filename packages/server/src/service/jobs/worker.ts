@@ -56,11 +56,32 @@ export interface WorkerOptions {
 	workerId?: string;
 }
 
+/**
+ * A free slot of a worker, held for a job the caller is about to write already leased to it
+ * (`JobStore.enqueueClaimed`): the job then runs without a claim of its own, and without the wait
+ * for a poll (issue #20). Each slot ends with exactly one of `runClaimed` and `release`.
+ */
+export interface WorkerSlot {
+	readonly workerId: string;
+	/** Leased until now + leaseMs, as a claim would. */
+	readonly leaseMs: number;
+	/** Runs the job, committed leased to this worker, in this slot. */
+	runClaimed(job: JobRecord): void;
+	/** Frees the slot unused: nothing leased to this worker was committed. */
+	release(): void;
+}
+
 export interface Worker {
 	readonly workerId: string;
 	start(): void;
 	/** New jobs exist: poll now rather than after the idle sleep. */
 	wake(): void;
+	/**
+	 * Holds a slot for a job of `kind` about to be written leased to this worker; null when the
+	 * worker is full, not running, or has no handler for the kind: the job is then written
+	 * unclaimed, for a poll of this or another instance.
+	 */
+	reserve(kind: string): WorkerSlot | null;
 	/** Stops claiming, lets running jobs finish, resolves when they have. */
 	stop(): Promise<void>;
 }
@@ -84,6 +105,18 @@ export function createWorker(options: WorkerOptions): Worker {
 	let started = false;
 	let loop: Promise<void> | null = null;
 	let wakeUp: (() => void) | null = null;
+	/** Slots held for jobs being written leased to this worker: they count against `concurrency`. */
+	let reserved = 0;
+	/**
+	 * Unclaimed due jobs may be waiting: set by `wake` and by a claim that took all it asked for,
+	 * cleared by one that took less. While set, no slot is handed out, so a burst that fills the
+	 * worker does not keep jobs already waiting from their turn (claims go in priority order).
+	 */
+	let backlog = true;
+	/** Counts `wake` calls: one during a claim may be for a job committed after the claim looked. */
+	let wakes = 0;
+	/** Called when a job ends or a slot is settled: what `stop` waits on. */
+	let settled: (() => void) | null = null;
 
 	async function runOne(job: JobRecord): Promise<void> {
 		const handler = handlers[job.kind]!;
@@ -131,28 +164,34 @@ export function createWorker(options: WorkerOptions): Worker {
 		}
 	}
 
+	function track(job: JobRecord): void {
+		const task = runOne(job).catch((error: unknown) =>
+			logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
+		);
+		running.add(task);
+		void task.finally(() => {
+			running.delete(task);
+			// A slot is free: worth a claim only when jobs are known to wait (else the next poll finds any).
+			if (backlog) wakeUp?.();
+			settled?.();
+		});
+	}
+
 	async function poll(): Promise<void> {
 		while (!stopping.signal.aborted) {
 			let claimed: JobRecord[] = [];
-			const free = concurrency - running.size;
+			const free = concurrency - running.size - reserved;
+			const woken = wakes;
 			if (free > 0) {
 				try {
 					claimed = await store.jobs.claim({ kinds, limit: free, workerId, leaseMs, now: now() });
+					backlog = claimed.length === free || wakes !== woken;
 				} catch (error) {
 					logger.error({ err: error }, "claiming jobs failed");
 				}
 			}
-			for (const job of claimed) {
-				const task = runOne(job).catch((error: unknown) =>
-					logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
-				);
-				running.add(task);
-				void task.finally(() => {
-					running.delete(task);
-					wakeUp?.();
-				});
-			}
-			if (claimed.length === 0 || running.size >= concurrency) {
+			for (const job of claimed) track(job);
+			if ((claimed.length === 0 && wakes === woken) || running.size + reserved >= concurrency) {
 				await new Promise<void>((resolve) => {
 					const timer = setTimeout(resolve, pollMs);
 					wakeUp = () => {
@@ -177,13 +216,50 @@ export function createWorker(options: WorkerOptions): Worker {
 			loop = poll();
 		},
 		wake() {
+			wakes++;
+			backlog = true;
 			wakeUp?.();
+		},
+		reserve(kind) {
+			if (!started || stopping.signal.aborted || !Object.hasOwn(handlers, kind) || backlog) return null;
+			if (running.size + reserved >= concurrency) {
+				// The job is written unclaimed instead (and the caller wakes this worker for it).
+				backlog = true;
+				return null;
+			}
+			reserved++;
+			let open = true;
+			const settle = (): boolean => {
+				if (!open) return false;
+				open = false;
+				reserved--;
+				return true;
+			};
+			return {
+				workerId,
+				leaseMs,
+				runClaimed(job) {
+					if (settle()) track(job);
+				},
+				release() {
+					if (!settle()) return;
+					if (backlog) wakeUp?.();
+					settled?.();
+				},
+			};
 		},
 		async stop() {
 			stopping.abort();
 			wakeUp?.();
 			await loop;
-			await Promise.all(running);
+			// A slot held when stopping began still ends in a job that runs (its lease is this
+			// worker's; left alone, it would wait for the lease to run out) or in a release.
+			while (running.size > 0 || reserved > 0) {
+				await new Promise<void>((resolve) => {
+					settled = resolve;
+				});
+			}
+			settled = null;
 		},
 	};
 }

@@ -1,0 +1,151 @@
+import type { ClaimOptions, JobRecord } from "@as2kit/core/store";
+import { createSqliteStore } from "@as2kit/storage-sqlite";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { createWorker, type Worker, type WorkerSlot } from "../../src/service/jobs/worker.ts";
+import { TestClock } from "../helpers/test-app.ts";
+
+/**
+ * The hand-off of a job to the local worker (issue #20): a slot reserved before the job is
+ * written leased to the worker, then run without a claim; a full worker gives no slot.
+ */
+const store = createSqliteStore({ url: ":memory:" });
+const clock = new TestClock();
+/** Every claim the workers made, with what it took. */
+const claims: { options: ClaimOptions; took: JobRecord[] }[] = [];
+const claim = store.jobs.claim.bind(store.jobs);
+store.jobs.claim = async (options) => {
+	const took = await claim(options);
+	claims.push({ options, took });
+	return took;
+};
+const workers: Worker[] = [];
+afterEach(async () => {
+	for (const open of gates.values()) open();
+	gates.clear();
+	await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+	claims.length = 0;
+	const cleanup = await claim({ workerId: "cleanup", leaseMs: 1, limit: 100, now: new Date(8e15) });
+	for (const job of cleanup) await store.jobs.complete(job.id, "cleanup");
+});
+afterAll(() => store.close());
+
+// Bounded generously: a loaded machine runs the worker slowly.
+const waitFor = async (condition: () => Promise<boolean> | boolean) => {
+	for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+		if (await condition()) return;
+		await new Promise((r) => setTimeout(r, 10));
+	}
+	throw new Error("condition not met in 30 s");
+};
+
+/** Every gate not yet opened: a failed test opens them, so that stopping its worker does not wait forever. */
+const gates = new Map<number, () => void>();
+/** A handler each of whose runs waits for `finish(n)`. */
+function gatedHandler() {
+	const started: number[] = [];
+	return {
+		started,
+		finish: (n: number) => gates.get(n)?.(),
+		handler: async (job: JobRecord) => {
+			const n = job.payload.n as number;
+			started.push(n);
+			await new Promise<void>((resolve) => gates.set(n, resolve));
+		},
+	};
+}
+
+/** A worker started and idle: its first poll (which finds the queue empty) is done. */
+async function idleWorker(handlers: Parameters<typeof createWorker>[0]["handlers"], concurrency: number) {
+	// No timed polls during a test: only a start, a wake or a freed slot with jobs waiting polls.
+	const worker = createWorker({ store, now: clock.now, logger: SILENT_LOGGER, pollMs: 600_000, concurrency, handlers });
+	workers.push(worker);
+	worker.start();
+	await waitFor(() => claims.length === 1);
+	return worker;
+}
+
+async function handOff(slot: WorkerSlot, n: number): Promise<JobRecord> {
+	const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
+	const job = (await store.jobs.enqueueClaimed(
+		{ kind: "gated", payload: { n }, runAt: clock.now() },
+		clock.now(),
+		lease,
+	))!;
+	slot.runClaimed(job);
+	return job;
+}
+
+describe("job hand-off to the local worker", () => {
+	it("runs a handed-off job in its slot, with no claim, and completes it", async () => {
+		const gated = gatedHandler();
+		const worker = await idleWorker({ gated: gated.handler }, 2);
+		const slot = worker.reserve("gated")!;
+		expect(slot).toMatchObject({ workerId: worker.workerId, leaseMs: 60_000 });
+		const job = await handOff(slot, 1);
+		await waitFor(() => gated.started.includes(1));
+		gated.finish(1);
+		await waitFor(async () => (await store.jobs.get(job.id)) === null);
+		expect(claims).toHaveLength(1);
+		expect(claims[0]?.took).toEqual([]);
+	});
+
+	it("gives no slot when full, counting held slots; jobs written unclaimed take the slots that free", async () => {
+		const gated = gatedHandler();
+		const worker = await idleWorker({ gated: gated.handler }, 3);
+		const first = worker.reserve("gated")!;
+		const second = worker.reserve("gated")!;
+		await handOff(first, 1);
+		await waitFor(() => gated.started.includes(1));
+		const enqueue = async (n: number) =>
+			(await store.jobs.enqueue({ kind: "gated", payload: { n }, runAt: clock.now() }, clock.now()))!;
+		const waiting = [await enqueue(2), await enqueue(3)];
+		worker.wake();
+		// One job running and one slot held: the poll claims one of the three.
+		await waitFor(() => gated.started.includes(2));
+		expect(claims[1]?.options.limit).toBe(1);
+		expect(claims[1]?.took.map((job) => job.id)).toEqual([waiting[0]!.id]);
+		expect(worker.reserve("gated")).toBeNull();
+		// The held slot is released unused: the other waiting job is claimed into it.
+		second.release();
+		await waitFor(() => gated.started.includes(3));
+		expect(claims[2]?.took.map((job) => job.id)).toEqual([waiting[1]!.id]);
+		for (const n of [1, 2, 3]) gated.finish(n);
+		await waitFor(async () => (await store.jobs.list()).length === 0);
+	});
+
+	it("gives no slot while jobs written unclaimed wait, so a burst does not pass them", async () => {
+		const gated = gatedHandler();
+		const worker = await idleWorker({ gated: gated.handler }, 4);
+		await store.jobs.enqueue({ kind: "gated", payload: { n: 1 }, runAt: clock.now() }, clock.now());
+		worker.wake();
+		expect(worker.reserve("gated")).toBeNull();
+		await waitFor(() => gated.started.includes(1));
+		// The claim took less than it asked for: nothing waits any more, slots are handed out again.
+		expect(claims[1]?.took).toHaveLength(1);
+		expect(claims[1]?.options.limit).toBe(4);
+		const slot = worker.reserve("gated");
+		expect(slot).not.toBeNull();
+		slot?.release();
+		expect(worker.reserve("unknown kind")).toBeNull();
+	});
+
+	it("stop() waits for a slot held when it began to run its job, and gives no slot after", async () => {
+		let ran = false;
+		const worker = await idleWorker(
+			{
+				gated: async () => {
+					ran = true;
+				},
+			},
+			2,
+		);
+		const slot = worker.reserve("gated")!;
+		const stopped = worker.stop();
+		expect(worker.reserve("gated")).toBeNull();
+		const job = await handOff(slot, 1);
+		await stopped;
+		expect(ran).toBe(true);
+		expect(await store.jobs.get(job.id)).toBeNull();
+	});
+});
