@@ -6,6 +6,7 @@ import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
 import { recordEvent } from "../events.ts";
+import { prepareHandOff } from "../jobs/hand-off.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
@@ -53,6 +54,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 
 	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
 		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
+		const sendJob = prepareHandOff(deps);
 		try {
 			// Inside the try: a multipart payload is already stored, and a key without
 			// messages:write (spec, Authentication 9: 403 insufficient_scope) must not leave it behind.
@@ -93,7 +95,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				blob = await blobs.put(newPayloadKey(at), bytesBody(bytes));
 			}
 			const stored = blob;
-			const message = await store.transaction(async (tx) => {
+			const message = await store.transaction(async (transaction) => {
+				const tx = sendJob.watch(transaction);
 				// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
 				const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
 				const record: MessageRecord = {
@@ -156,7 +159,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					},
 					at,
 				);
-				await tx.jobs.enqueue(
+				await sendJob.enqueue(
+					tx,
 					{
 						kind: SEND_JOB,
 						key: `send:${record.id}`,
@@ -170,9 +174,10 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				await enqueueEpcisIndex(tx, record, at);
 				return record;
 			});
-			deps.wake();
+			sendJob.committed();
 			return message;
 		} catch (error) {
+			sendJob.abandoned();
 			if (blob) await blobs.delete(blob.key).catch(() => {});
 			throw error;
 		}
