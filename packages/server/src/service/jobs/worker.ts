@@ -229,20 +229,23 @@ export function createWorker(options: WorkerOptions): Worker {
 			}
 			reserved++;
 			let open = true;
-			const settle = (): boolean => {
-				if (!open) return false;
-				open = false;
-				reserved--;
-				return true;
-			};
 			return {
 				workerId,
 				leaseMs,
 				runClaimed(job) {
-					if (settle()) track(job);
+					if (!open) return;
+					open = false;
+					// Started once the caller's own continuation (the POST's answer) has run: the job's
+					// first CPU-bound slice does not delay the response it was handed off from.
+					void setImmediate().then(() => {
+						reserved--;
+						track(job);
+					});
 				},
 				release() {
-					if (!settle()) return;
+					if (!open) return;
+					open = false;
+					reserved--;
 					if (backlog) wakeUp?.();
 					settled?.();
 				},
