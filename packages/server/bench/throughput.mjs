@@ -94,6 +94,7 @@ async function run(capture) {
 		const total = Math.round(rate * SECONDS);
 		const latencies = [];
 		const phaseStart = performance.now();
+		const phaseStartedAt = Date.now();
 		const pending = [];
 		const failures = [];
 		for (let i = 0; i < total; i++) {
@@ -113,6 +114,11 @@ async function run(capture) {
 		if (failures.length)
 			throw new Error(`${failures.length} of ${total} POSTs failed; the first: ${failures[0].message}`);
 		await deliveredAll(MESSAGES + total);
+		// From the submission's commit to the partner's answer: how long a message waits for its send.
+		const toDelivered = db
+			.prepare("select delivered_at - created_at as ms from messages where created_at >= ?")
+			.all(phaseStartedAt)
+			.map((row) => row.ms);
 		db.close();
 		return {
 			perSecond,
@@ -121,6 +127,8 @@ async function run(capture) {
 			rate,
 			postP50: percentile(latencies, 50),
 			postP99: percentile(latencies, 99),
+			deliveredP50: percentile(toDelivered, 50),
+			deliveredP99: percentile(toDelivered, 99),
 			rss: [a.peakRssMb(), b.peakRssMb()],
 		};
 	} finally {
@@ -143,7 +151,7 @@ for (let i = 0; i < RUNS; i++) {
 		const r = await run(capture);
 		(capture ? results : withoutCapture).push(r);
 		console.log(
-			`    run ${i + 1}${capture ? "" : " without wire capture"}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${r.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver) → ${r.cpuBoundPerSecond.toFixed(0)}/s with a core each; POST at ${r.rate}/s: p50 ${r.postP50.toFixed(1)} ms p99 ${r.postP99.toFixed(1)} ms; peak RSS ${r.rss.map((x) => x.toFixed(0)).join(" / ")} MB`,
+			`    run ${i + 1}${capture ? "" : " without wire capture"}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${r.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver) → ${r.cpuBoundPerSecond.toFixed(0)}/s with a core each; POST at ${r.rate}/s: p50 ${r.postP50.toFixed(1)} ms p99 ${r.postP99.toFixed(1)} ms, submitted → delivered p50 ${r.deliveredP50.toFixed(0)} ms p99 ${r.deliveredP99.toFixed(0)} ms; peak RSS ${r.rss.map((x) => x.toFixed(0)).join(" / ")} MB`,
 		);
 	}
 }
