@@ -20,9 +20,12 @@ store.jobs.claim = async (options) => {
 	return took;
 };
 const workers: Worker[] = [];
+/** Slots a test reserved: a failed test leaves some held, and stopping its worker waits for them. */
+const slots: WorkerSlot[] = [];
 afterEach(async () => {
 	for (const open of gates.values()) open();
 	gates.clear();
+	for (const slot of slots.splice(0)) slot.release();
 	await Promise.all(workers.splice(0).map((worker) => worker.stop()));
 	claims.length = 0;
 	const cleanup = await claim({ workerId: "cleanup", leaseMs: 1, limit: 100, now: new Date(8e15) });
@@ -60,6 +63,12 @@ async function idleWorker(handlers: Parameters<typeof createWorker>[0]["handlers
 	// No timed polls during a test: only a start, a wake or a freed slot with jobs waiting polls.
 	const worker = createWorker({ store, now: clock.now, logger: SILENT_LOGGER, pollMs: 600_000, concurrency, handlers });
 	workers.push(worker);
+	const reserve = worker.reserve.bind(worker);
+	worker.reserve = (kind) => {
+		const slot = reserve(kind);
+		if (slot) slots.push(slot);
+		return slot;
+	};
 	worker.start();
 	await waitFor(() => claims.length === 1);
 	return worker;
@@ -128,6 +137,20 @@ describe("job hand-off to the local worker", () => {
 		expect(slot).not.toBeNull();
 		slot?.release();
 		expect(worker.reserve("unknown kind")).toBeNull();
+	});
+
+	it("a slot freed while a claim may have left jobs waiting polls for them at once", async () => {
+		const gated = gatedHandler();
+		const worker = await idleWorker({ gated: gated.handler }, 2);
+		for (const n of [1, 2, 3])
+			await store.jobs.enqueue({ kind: "gated", payload: { n }, runAt: clock.now() }, clock.now());
+		worker.wake();
+		// The claim took both jobs it asked for: one more may wait, and does.
+		await waitFor(() => gated.started.length === 2);
+		gated.finish(gated.started[0]!);
+		await waitFor(() => gated.started.length === 3);
+		for (const n of gated.started) gated.finish(n);
+		await waitFor(async () => (await store.jobs.list()).length === 0);
 	});
 
 	it("stop() waits for a slot held when it began to run its job, and gives no slot after", async () => {
