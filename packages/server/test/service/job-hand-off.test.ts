@@ -1,7 +1,8 @@
 import type { ClaimOptions, JobRecord } from "@as2kit/core/store";
 import { createSqliteStore } from "@as2kit/storage-sqlite";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { SILENT_LOGGER } from "../../src/service/deps.ts";
+import { type ServiceDeps, SILENT_LOGGER } from "../../src/service/deps.ts";
+import { prepareHandOff } from "../../src/service/jobs/hand-off.ts";
 import { createWorker, type Worker, type WorkerSlot } from "../../src/service/jobs/worker.ts";
 import { TestClock } from "../helpers/test-app.ts";
 
@@ -170,5 +171,39 @@ describe("job hand-off to the local worker", () => {
 		await stopped;
 		expect(ran).toBe(true);
 		expect(await store.jobs.get(job.id)).toBeNull();
+	});
+
+	it("wakes the worker after handing off a job when the transaction wrote other jobs (an event's fan-out), else not", async () => {
+		let ran = false;
+		const worker = await idleWorker(
+			{
+				gated: async () => {
+					ran = true;
+				},
+			},
+			4,
+		);
+		let wakes = 0;
+		const deps = {
+			reserveWorker: (kind: string) => worker.reserve(kind),
+			wake: () => wakes++,
+		} as unknown as ServiceDeps;
+		const submit = async (withFanOut: boolean) => {
+			const handOff = prepareHandOff(deps);
+			await store.transaction(async (transaction) => {
+				const tx = handOff.watch(transaction);
+				if (withFanOut) await tx.jobs.enqueue({ kind: "fan-out", payload: {}, runAt: clock.now() }, clock.now());
+				await handOff.enqueue(tx, { kind: "gated", payload: {}, runAt: clock.now() }, clock.now());
+			});
+			handOff.committed();
+		};
+		await submit(false);
+		await waitFor(() => ran);
+		expect(wakes).toBe(0);
+		ran = false;
+		await submit(true);
+		await waitFor(() => ran);
+		expect(wakes).toBe(1);
+		expect((await store.jobs.list({ kind: "fan-out" }))[0]?.lockedBy).toBeNull();
 	});
 });

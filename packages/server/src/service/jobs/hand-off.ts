@@ -9,13 +9,30 @@ import type { WorkerSlot } from "./worker.ts";
  * process) it is written unclaimed and the worker woken, as any job. Should this process die
  * after the commit, the lease runs out and another instance's worker claims the job.
  *
- * Call `enqueue` inside the transaction, then `committed` after it commits, or `abandoned` when
- * it failed (both are safe to call more than once).
+ * Run the transaction's writes through `watch(tx)`, the job through `enqueue`, then call
+ * `committed` after it commits, or `abandoned` when it failed (both are safe to call twice).
  */
 export function prepareHandOff(deps: ServiceDeps) {
 	let slot: WorkerSlot | null = null;
 	let leased: JobRecord | null = null;
+	let othersEnqueued = false;
 	return {
+		/**
+		 * The transaction's store, noting the other jobs written through it (an event's webhook
+		 * fan-out, an EPCIS index): those wait for a poll, so the worker is woken for them.
+		 */
+		watch(tx: As2Store): As2Store {
+			return {
+				...tx,
+				jobs: {
+					...tx.jobs,
+					enqueue: (job, now) => {
+						othersEnqueued = true;
+						return tx.jobs.enqueue(job, now);
+					},
+				},
+			};
+		},
 		/** Resolves to the job written, or null when its key is held by a live job (`JobStore.enqueue`). */
 		async enqueue(tx: As2Store, job: NewJob, now: Date): Promise<JobRecord | null> {
 			slot ??= job.runAt <= now ? deps.reserveWorker(job.kind) : null;
@@ -25,10 +42,10 @@ export function prepareHandOff(deps: ServiceDeps) {
 			leased = await tx.jobs.enqueueClaimed(job, now, lease);
 			return leased;
 		},
-		/** The transaction committed: the leased job runs in its slot, or the worker polls for it. */
+		/** The transaction committed: the leased job runs in its slot; a poll takes any other. */
 		committed(): void {
 			if (slot && leased) slot.runClaimed(leased);
-			else deps.wake();
+			if (!leased || othersEnqueued) deps.wake();
 			slot?.release();
 		},
 		/** The transaction failed: nothing was written, the slot is free again. */
