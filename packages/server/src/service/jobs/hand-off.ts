@@ -1,4 +1,4 @@
-import type { As2Store, JobRecord, NewJob } from "@as2kit/core/store";
+import type { As2Store, JobRecord, JobStore, NewJob } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { WorkerSlot } from "./worker.ts";
 
@@ -22,16 +22,16 @@ export function prepareHandOff(deps: ServiceDeps) {
 		 * fan-out, an EPCIS index): those wait for a poll, so the worker is woken for them.
 		 */
 		watch(tx: As2Store): As2Store {
-			return {
-				...tx,
-				jobs: {
-					...tx.jobs,
-					enqueue: (job, now) => {
-						othersEnqueued = true;
-						return tx.jobs.enqueue(job, now);
-					},
-				},
+			const jobs: JobStore = Object.create(tx.jobs);
+			jobs.enqueue = (job, now) => {
+				othersEnqueued = true;
+				return tx.jobs.enqueue(job, now);
 			};
+			// Everything else is read through to `tx` itself (a view with properties of its own,
+			// such as the configuration cache's, keeps them).
+			const view: As2Store = Object.create(tx);
+			Object.defineProperty(view, "jobs", { value: jobs });
+			return view;
 		},
 		/** Resolves to the job written, or null when its key is held by a live job (`JobStore.enqueue`). */
 		async enqueue(tx: As2Store, job: NewJob, now: Date): Promise<JobRecord | null> {
