@@ -79,7 +79,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			certificates: createCertificateStore(runner),
 			messages: createMessageStore(runner),
 			messageAttempts: createMessageAttemptStore(runner),
-			events: createEventStore(runner),
+			events: createEventStore(runner, ensureSequence),
 			webhookEndpoints: createWebhookEndpointStore(runner),
 			webhookDeliveries: createWebhookDeliveryStore(runner),
 			epcis: createEpcisStore(runner),

@@ -15,6 +15,27 @@ const event = (id: string, overrides: Partial<EventRecord> = {}): EventRecord =>
 });
 
 export const eventTests = {
+	"events - appendNew takes the next evt_ id, as ids.next would, and keeps the event whole": async ({ store }) => {
+		const { id: _, ...fields } = event("");
+		expect(await store.ids.next("evt_")).toBe("evt_000001");
+		const first = await store.events.appendNew(fields);
+		expect(first).toBe("evt_000002");
+		expect(await store.events.get(first)).toEqual(event(first));
+		// Ids from both ways come from one sequence, in a transaction too.
+		expect(await store.ids.next("evt_")).toBe("evt_000003");
+		const inTransaction = await store.transaction((tx) =>
+			tx.events.appendNew({ ...fields, tenantId: null, kind: "account.updated", data: {} }),
+		);
+		expect(inTransaction).toBe("evt_000004");
+		const listed = await store.events.list({ accountId: fields.accountId });
+		expect(listed.map((e) => [e.id, e.kind])).toEqual([
+			["evt_000002", "tenant.updated"],
+			["evt_000004", "account.updated"],
+		]);
+		expect(
+			(await store.events.list({ accountId: fields.accountId, subjectId: "tnt_000001" })).map((e) => e.id),
+		).toEqual(["evt_000002"]);
+	},
 	"events - appended in order, JSON data intact, filtered": async ({ store }) => {
 		await store.events.append(event("evt_000001"));
 		await store.events.append(event("evt_000002", { kind: "account.updated", tenantId: null }));

@@ -138,6 +138,11 @@ export interface ApiKeyStore {
 
 export interface EventStore {
 	append(event: EventRecord): Promise<void>;
+	/**
+	 * Appends an event under a new `evt_` id, the one `ids.next("evt_")` would have given, and
+	 * resolves to it: what every change does, in one statement where the store can (issue #20).
+	 */
+	appendNew(event: Omit<EventRecord, "id">): Promise<string>;
 	get(id: string): Promise<EventRecord | null>;
 	/** Events of an account in the order they were written (by id sequence). */
 	list(filter: {

@@ -22,8 +22,7 @@ export interface NewEvent {
  * have no webhooks; this spares every one of their events a job.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
-	const id = await tx.ids.next("evt_");
-	await tx.events.append({ id, ...event, createdAt: now });
+	const id = await tx.events.appendNew({ ...event, createdAt: now });
 	if (await tx.webhookEndpoints.hasActiveInAccount(event.accountId)) {
 		await tx.jobs.enqueue({ kind: FAN_OUT_JOB, payload: { eventId: id }, runAt: now }, now);
 	}

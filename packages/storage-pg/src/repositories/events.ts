@@ -6,6 +6,19 @@ import { rawTable } from "./pg-raw-table.ts";
 
 const RAW_EVENTS = rawTable(events);
 const APPEND = RAW_EVENTS.insertSql(["seq"]);
+/**
+ * The insert with its id taken from the `evt_` sequence in the same statement (one round trip
+ * less per event), formatted as formatId does: at least six digits. The sequence comes last.
+ */
+const WITHOUT_ID = ["seq", "id"];
+const SEQUENCE_PARAM = RAW_EVENTS.toParams({}, WITHOUT_ID).length + 1;
+const APPEND_NEW = RAW_EVENTS.insertSql(WITHOUT_ID)
+	.replace('insert into "events" (', 'insert into "events" ("id", ')
+	.replace(
+		"values (",
+		`values ((select 'evt_' || case when v < 1000000 then lpad(v::text, 6, '0') else v::text end from nextval($${SEQUENCE_PARAM}::regclass) as v), `,
+	)
+	.concat(' returning "id"');
 
 const toEvent = ({ seq: _seq, subjectId: _subject, ...row }: typeof events.$inferSelect): EventRecord =>
 	row as EventRecord;
@@ -15,11 +28,17 @@ const withSubject = (event: EventRecord) => ({
 	subjectId: typeof event.data.id === "string" ? event.data.id : null,
 });
 
-export function createEventStore(runner: Runner): EventStore {
+export function createEventStore(runner: Runner, ensureSequence: (prefix: string) => Promise<string>): EventStore {
 	return {
 		// Every state change appends events: a prepared statement on the hot path (pg-raw-table.ts).
 		append: async (event) => {
 			await runner.query(APPEND, RAW_EVENTS.toParams(withSubject(event), ["seq"]));
+		},
+		appendNew: async (event) => {
+			const sequence = await ensureSequence("evt_");
+			const params = RAW_EVENTS.toParams(withSubject({ ...event, id: "" }), WITHOUT_ID);
+			const [row] = await runner.query<{ id: string }>(APPEND_NEW, [...params, sequence]);
+			return row!.id;
 		},
 		get: (id) =>
 			runner

@@ -1,8 +1,9 @@
-import type { EventRecord, EventStore } from "@as2kit/core/store";
+import { type EventRecord, type EventStore, formatId } from "@as2kit/core/store";
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { events } from "../schema.ts";
+import { NEXT_VALUE } from "./ids.ts";
 
 // Every change appends events: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(events);
@@ -18,6 +19,12 @@ const withSubject = (event: EventRecord) => ({
 export function createEventStore(exec: Exec): EventStore {
 	return {
 		append: (event) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject(event)))),
+		appendNew: (event) =>
+			exec((db) => {
+				const id = formatId("evt_", (db.$client.prepare(NEXT_VALUE).get("evt_") as { value: number }).value);
+				db.$client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject({ ...event, id })));
+				return id;
+			}),
 		get: (id) =>
 			exec((db) => db.select().from(events).where(eq(events.id, id)).get()).then((row) => (row ? toEvent(row) : null)),
 		list: (filter) =>

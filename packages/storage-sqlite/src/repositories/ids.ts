@@ -2,7 +2,7 @@ import { formatId, type IdStore } from "@as2kit/core/store";
 import type { Exec } from "../connection.ts";
 
 // Every record takes an id: plain SQL, since drizzle's statement building costs more than this upsert.
-const NEXT_VALUE = `insert into "sequences" ("prefix", "value") values (?, 1)
+export const NEXT_VALUE = `insert into "sequences" ("prefix", "value") values (?, 1)
 	on conflict ("prefix") do update set "value" = "sequences"."value" + 1 returning "value"`;
 
 export function createIdStore(exec: Exec): IdStore {
