@@ -235,6 +235,32 @@ describe("POST /v1/messages/{id}/cancel", () => {
 		expect(partners.requests("CANCEL-WAITING")).toHaveLength(1);
 	});
 
+	it("cancelled as soon as it shows next_attempt_at, even before the worker has put the job down", async () => {
+		// The worker's own bookkeeping after the attempt is held: a cancel in that moment must
+		// find the message waiting (interface spec: queued or waiting for its next attempt).
+		const jobs = t.service.deps.store.jobs;
+		const retry = jobs.retry;
+		let release!: () => void;
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		jobs.retry = async (...args) => {
+			await held;
+			return retry.apply(jobs, args);
+		};
+		try {
+			const id = await partner("CANCEL-AT-ONCE", () => ({ status: 503, body: "busy" }));
+			const message = await submit(id);
+			await until(message, (m) => m.next_attempt_at !== null, "waiting for its next attempt");
+			const cancelled = await act(message, "cancel");
+			expect(cancelled.status, cancelled.text).toBe(200);
+			expect(cancelled.json.data).toMatchObject({ status: "failed", error_code: "CANCELLED" });
+		} finally {
+			jobs.retry = retry;
+			release();
+		}
+	});
+
 	it("while a worker sends it: 409, the attempt is listed in progress, and the transmission goes on to delivered", async () => {
 		let release!: () => void;
 		const held = new Promise<void>((resolve) => {

@@ -36,5 +36,6 @@ export function jobContext(options: { leaseHeld?: boolean } = {}): JobContext {
 		leaseLost: lost.signal,
 		confirmLease: async () => options.leaseHeld !== false,
 		completeIn: async () => {},
+		rescheduleIn: async () => {},
 	};
 }

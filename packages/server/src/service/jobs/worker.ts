@@ -38,6 +38,13 @@ export interface JobContext {
 	 * never calls it is completed by the worker when it returns.
 	 */
 	completeIn(tx: As2Store): Promise<void>;
+	/**
+	 * Puts the job down to run again at `runAt` inside the caller's transaction, so the state that
+	 * says "waiting for the next attempt" and the job's release commit together: in between, the
+	 * job would still be leased and a cancel would find the message "being sent". The handler
+	 * then returns; the worker neither completes nor reschedules the job again.
+	 */
+	rescheduleIn(tx: As2Store, runAt: Date, reason: string): Promise<void>;
 }
 
 export type JobHandler = (job: JobRecord, context: JobContext) => Promise<void>;
@@ -141,6 +148,7 @@ export function createWorker(options: WorkerOptions): Worker {
 		}, leaseMs / 3);
 		try {
 			let completed = false;
+			let rescheduled = false;
 			await handler(job, {
 				signal: stopping.signal,
 				leaseLost: lost.signal,
@@ -150,8 +158,11 @@ export function createWorker(options: WorkerOptions): Worker {
 				completeIn: async (tx) => {
 					completed = await tx.jobs.complete(job.id, workerId);
 				},
+				rescheduleIn: async (tx, runAt, reason) => {
+					rescheduled = await tx.jobs.retry(job.id, workerId, { runAt, error: reason });
+				},
 			});
-			if (!completed) await store.jobs.complete(job.id, workerId);
+			if (!completed && !rescheduled) await store.jobs.complete(job.id, workerId);
 		} catch (error) {
 			const runAt =
 				error instanceof RetryJob

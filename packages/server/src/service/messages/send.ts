@@ -2,7 +2,7 @@ import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
 import type { MessageRecord } from "@as2kit/core/store";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
-import { type JobHandler, RetryJob } from "../jobs/worker.ts";
+import type { JobHandler } from "../jobs/worker.ts";
 import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
@@ -36,7 +36,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const hints = createFailureHints(deps, keys);
 	const configs = configReads(deps.configCache, store);
 
-	return async (job, { completeIn, confirmLease, leaseLost }) => {
+	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost }) => {
 		const found = await store.messages.getById(String(job.payload.messageId));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
@@ -251,8 +251,8 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					updatedAt: failed,
 				});
 				await record(tx);
+				await rescheduleIn(tx, next, `${code}: ${text}`);
 			});
-			throw new RetryJob(next, `${code}: ${text}`);
 		}
 	};
 }
