@@ -20,7 +20,7 @@ import { overlappingAttempts, startTransmissionLog, type TransmissionLog } from 
 
 // Enough for the kill to land midway while the victim holds send jobs and for the others to
 // take them over; kept modest for the suite's time budget (SEVERAL_INSTANCES_MESSAGES for more).
-const MESSAGES = Number(process.env.SEVERAL_INSTANCES_MESSAGES ?? 1200);
+const MESSAGES = Number(process.env.SEVERAL_INSTANCES_MESSAGES ?? 800);
 const CLIENTS = 24;
 
 describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
