@@ -321,6 +321,46 @@ function familiesIn(expression: string, known: Set<string>): string[] {
 }
 
 describe("examples/observability: the alert rules and the dashboard", () => {
+	it("counts a cancel, made with curl, as cancelled and not as failed; a forged cancel counts nothing", async () => {
+		const labels = (status: string) => ({ direction: "outbound", status, environment: "live" });
+		// Never sent (scheduled for tomorrow, then cancelled): a partner of its own, no certificate.
+		const created = await call(server.base, "POST", "/v1/partners", {
+			token: alpha.key,
+			body: { name: "Cancelled", as2_id: "CANCELLED-PARTNER", url: `${server.base}/as2/receive`, encrypt: false },
+		});
+		expect(created.status, created.text).toBe(201);
+		const id = await send(alpha, created.json.data.id, {
+			scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
+		});
+		const before = (await scrape()).text;
+		// Another account's key, and no key at all: refused, the message untouched.
+		for (const headers of [["-H", `Authorization: Bearer ${beta.key}`], []]) {
+			const { stdout } = await curl([
+				...headers,
+				"-X",
+				"POST",
+				"-w",
+				"\n%{http_code}",
+				`${server.base}/v1/messages/${id}/cancel`,
+			]);
+			expect(["404", "401"]).toContain(stdout.slice(stdout.lastIndexOf("\n") + 1));
+		}
+		const { stdout } = await curl([
+			"-H",
+			`Authorization: Bearer ${alpha.key}`,
+			"-X",
+			"POST",
+			`${server.base}/v1/messages/${id}/cancel`,
+		]);
+		expect(JSON.parse(stdout).data).toMatchObject({ status: "failed", error_code: "CANCELLED" });
+		const after = (await scrape()).text;
+		const grew = (status: string) =>
+			(sample(after, "as2kit_messages_total", labels(status)) ?? 0) -
+			(sample(before, "as2kit_messages_total", labels(status)) ?? 0);
+		expect(grew("cancelled")).toBe(1);
+		expect(grew("failed")).toBe(0);
+	});
+
 	it("promtool checks the rules and runs their unit tests", async () => {
 		const checked = await promtool(["check", "rules", RULES]);
 		expect(checked.output).toContain("SUCCESS");
