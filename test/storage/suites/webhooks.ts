@@ -141,15 +141,58 @@ export const webhookTests = {
 			await store.webhookEndpoints.update("tnt_000001", "wh_000002", { active: false, updatedAt: at(3) }),
 		).toMatchObject({ active: false, accountEvents: true });
 	},
-	"webhooks - hasActiveInAccount sees an active endpoint in any tenant of that account only": async ({ store }) => {
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+	"webhooks - an event's fan-out job is written only while a tenant of its account has an active endpoint": async ({
+		store,
+	}) => {
+		const append = (accountId: string, t: number) =>
+			store.events.appendNewWithFanOut(
+				{ accountId, tenantId: null, kind: "account.updated", data: {}, environment: "live", createdAt: at(t) },
+				{ kind: "webhook.fan_out", runAt: at(t + 1) },
+			);
+		const fanOuts = async () =>
+			(await store.jobs.list({ kind: "webhook.fan_out" })).map((job) => [
+				job.payload.eventId,
+				job.runAt,
+				job.createdAt,
+			]);
+		expect(await append("acc_000001", 1)).toEqual({ id: "evt_000001", fanOut: false });
 		await store.webhookEndpoints.create(endpoint("wh_000001", { active: false }));
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+		expect(await append("acc_000001", 2)).toEqual({ id: "evt_000002", fanOut: false });
+		// Another tenant's endpoint counts: account-level events reach it (accountEvents).
 		await store.webhookEndpoints.create(endpoint("wh_000002", { tenantId: "tnt_000002" }));
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(true);
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000002")).toBe(false);
+		expect(await append("acc_000001", 3)).toEqual({ id: "evt_000003", fanOut: true });
+		expect(await append("acc_000002", 4)).toEqual({ id: "evt_000004", fanOut: false });
 		await store.webhookEndpoints.update("tnt_000002", "wh_000002", { active: false, updatedAt: at(5) });
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
+		// In a transaction, the endpoint it activates counts at once.
+		expect(
+			await store.transaction(async (tx) => {
+				await tx.webhookEndpoints.update("tnt_000001", "wh_000001", { active: true, updatedAt: at(6) });
+				return tx.events.appendNewWithFanOut(
+					{
+						accountId: "acc_000001",
+						tenantId: "tnt_000001",
+						kind: "tenant.updated",
+						data: { id: "tnt_000001" },
+						environment: "live",
+						createdAt: at(6),
+					},
+					{ kind: "webhook.fan_out", runAt: at(7) },
+				);
+			}),
+		).toEqual({ id: "evt_000005", fanOut: true });
+		expect(await fanOuts()).toEqual([
+			["evt_000003", at(4), at(3)],
+			["evt_000005", at(7), at(6)],
+		]);
+		const [job] = await store.jobs.list({ kind: "webhook.fan_out" });
+		expect(job).toMatchObject({
+			payload: { eventId: "evt_000003" },
+			key: null,
+			priority: 0,
+			attempts: 0,
+			lockedBy: null,
+		});
+		expect((await store.events.get("evt_000005"))?.data).toEqual({ id: "tnt_000001" });
 	},
 	"webhooks - recordAttempt counts attempts and tracks the failure streak": async ({ store }) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));

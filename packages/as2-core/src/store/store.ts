@@ -136,6 +136,12 @@ export interface ApiKeyStore {
 	revoke(accountId: string, id: string, revokedAt: Date): Promise<ApiKeyRecord | null>;
 }
 
+/** The job that fans an event out to the account's webhook endpoints (EventStore.appendNewWithFanOut). */
+export interface EventFanOut {
+	kind: string;
+	runAt: Date;
+}
+
 export interface EventStore {
 	append(event: EventRecord): Promise<void>;
 	/**
@@ -143,6 +149,14 @@ export interface EventStore {
 	 * resolves to it: what every change does, in one statement where the store can (issue #20).
 	 */
 	appendNew(event: Omit<EventRecord, "id">): Promise<string>;
+	/**
+	 * `appendNew`, and with it the event's webhook fan-out job (`fanOut.kind`, payload
+	 * `{ eventId }`, due at `fanOut.runAt`, created at the event's `createdAt`) when a tenant of
+	 * the event's account has an active webhook endpoint as the event is written: in one statement
+	 * where the store can, so that an event costs no separate check (issue #20). Resolves to the
+	 * event's id and whether the job was written.
+	 */
+	appendNewWithFanOut(event: Omit<EventRecord, "id">, fanOut: EventFanOut): Promise<{ id: string; fanOut: boolean }>;
 	get(id: string): Promise<EventRecord | null>;
 	/** Events of an account in the order they were written (by id sequence). */
 	list(filter: {

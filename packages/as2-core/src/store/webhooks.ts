@@ -100,11 +100,6 @@ export interface WebhookEndpointStore {
 	list(tenantId: string, page: PageRequest): Promise<Page<WebhookEndpointRecord>>;
 	/** A tenant's active endpoints, oldest first: the candidates of an event's fan-out. */
 	listActive(tenantId: string): Promise<WebhookEndpointRecord[]>;
-	/**
-	 * Whether any tenant of the account has an active endpoint: when none has, an event needs
-	 * no fan-out job (see recordEvent). Asked on every event, so it must be an indexed lookup.
-	 */
-	hasActiveInAccount(accountId: string): Promise<boolean>;
 	update(
 		tenantId: string,
 		id: string,

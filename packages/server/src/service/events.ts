@@ -19,14 +19,13 @@ export interface NewEvent {
  * The job is written only when the account has an active endpoint: the spec sends an event
  * to each endpoint that is active (interface spec, Webhooks), so an event of an account with
  * none has no recipient, and an endpoint created later does not receive it. Most accounts
- * have no webhooks; this spares every one of their events a job.
+ * have no webhooks; this spares every one of their events a job. The store checks as it writes
+ * the event (`appendNewWithFanOut`, one statement on PostgreSQL), so an endpoint created on any
+ * instance gets the very next event.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
-	const id = await tx.events.appendNew({ ...event, createdAt: now });
-	if (await tx.webhookEndpoints.hasActiveInAccount(event.accountId)) {
-		await tx.jobs.enqueue({ kind: FAN_OUT_JOB, payload: { eventId: id }, runAt: now }, now);
-	}
-	return id;
+	const written = await tx.events.appendNewWithFanOut({ ...event, createdAt: now }, { kind: FAN_OUT_JOB, runAt: now });
+	return written.id;
 }
 
 /** The envelope of a webhook delivery (interface spec, Events: Envelope). */

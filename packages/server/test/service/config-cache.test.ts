@@ -176,17 +176,6 @@ describe("the engine's store, watched for configuration changes", () => {
 		expect((await account())!.plan).toBe("starter");
 	});
 
-	it("remembers that an account has an active webhook endpoint, never that it has none", async () => {
-		const hasActive = vi.spyOn(raw.webhookEndpoints, "hasActiveInAccount");
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(false);
-		expect(hasActive).toHaveBeenCalledTimes(2);
-		hasActive.mockResolvedValue(true);
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(true);
-		expect(await store.webhookEndpoints.hasActiveInAccount("acc_000001")).toBe(true);
-		expect(hasActive).toHaveBeenCalledTimes(3);
-	});
-
 	it("keeps what is assigned to it (a test wrapping `transaction`) off the adapter's store", async () => {
 		const transaction = store.transaction.bind(store);
 		const rawTransaction = raw.transaction;

@@ -206,4 +206,56 @@ describe("job hand-off to the local worker", () => {
 		expect(wakes).toBe(1);
 		expect((await store.jobs.list({ kind: "fan-out" }))[0]?.lockedBy).toBeNull();
 	});
+
+	it("wakes the worker after handing off a job when the transaction's event got a fan-out job, not when it got none", async () => {
+		let ran = false;
+		const worker = await idleWorker(
+			{
+				gated: async () => {
+					ran = true;
+				},
+			},
+			4,
+		);
+		let wakes = 0;
+		const deps = {
+			reserveWorker: (kind: string) => worker.reserve(kind),
+			wake: () => wakes++,
+		} as unknown as ServiceDeps;
+		const at = clock.now();
+		await store.webhookEndpoints.create({
+			id: "wh_hand_off",
+			accountId: "acc_hooked",
+			tenantId: "tnt_hooked",
+			url: "https://hooks.example/hand-off",
+			events: ["*"],
+			active: true,
+			accountEvents: true,
+			secretSealed: "sealed",
+			failingSince: null,
+			disabledReason: null,
+			createdAt: at,
+			updatedAt: at,
+		});
+		const submit = async (accountId: string) => {
+			const handOff = prepareHandOff(deps);
+			await store.transaction(async (transaction) => {
+				const tx = handOff.watch(transaction);
+				await tx.events.appendNewWithFanOut(
+					{ accountId, tenantId: null, kind: "account.updated", data: {}, environment: "live", createdAt: at },
+					{ kind: "fan-out", runAt: at },
+				);
+				await handOff.enqueue(tx, { kind: "gated", payload: {}, runAt: at }, at);
+			});
+			handOff.committed();
+		};
+		await submit("acc_plain");
+		await waitFor(() => ran);
+		expect(wakes).toBe(0);
+		ran = false;
+		await submit("acc_hooked");
+		await waitFor(() => ran);
+		expect(wakes).toBe(1);
+		expect(await store.jobs.list({ kind: "fan-out" })).toHaveLength(1);
+	});
 });

@@ -71,12 +71,6 @@ export function createWebhookEndpointStore(runner: Runner): WebhookEndpointStore
 						.orderBy(...oldestFirst),
 				)
 				.then((rows) => rows.map(toEndpoint)),
-		// Asked on every event (recordEvent): one seek on the (account_id, active) index.
-		// Asked for every event written: a prepared statement on the hot path (pg-raw-table.ts).
-		hasActiveInAccount: (accountId) =>
-			runner
-				.query('select 1 from "webhook_endpoints" where "account_id" = $1 and "active" limit 1', [accountId])
-				.then((rows) => rows.length > 0),
 		update: (tenantId, id, patch) =>
 			runner.run((db) => db.update(webhookEndpoints).set(patch).where(byTenant(tenantId, id)).returning()).then(first),
 		delete: (tenantId, id) =>

@@ -1,12 +1,18 @@
 import { type EventRecord, type EventStore, formatId } from "@as2kit/core/store";
+import type Database from "better-sqlite3";
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
-import { events } from "../schema.ts";
+import { events, jobs } from "../schema.ts";
 import { NEXT_VALUE } from "./ids.ts";
 
 // Every change appends events: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(events);
+const RAW_JOBS = rawTable(jobs);
+/** The event's fan-out job, written only when a tenant of the account has an active webhook endpoint. */
+const FAN_OUT = `insert into "jobs" (${RAW_JOBS.columns}) select ${RAW_JOBS.toParams({})
+	.map(() => "?")
+	.join(", ")} where exists (select 1 from "webhook_endpoints" where "account_id" = ? and "active" = 1)`;
 
 const toEvent = ({ seq: _seq, subjectId: _subject, ...row }: typeof events.$inferSelect): EventRecord =>
 	row as EventRecord;
@@ -16,14 +22,23 @@ const withSubject = (event: EventRecord) => ({
 	subjectId: typeof event.data.id === "string" ? event.data.id : null,
 });
 
+function appendNew(client: Database.Database, event: Omit<EventRecord, "id">): string {
+	const id = formatId("evt_", (client.prepare(NEXT_VALUE).get("evt_") as { value: number }).value);
+	client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject({ ...event, id })));
+	return id;
+}
+
 export function createEventStore(exec: Exec): EventStore {
 	return {
 		append: (event) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject(event)))),
-		appendNew: (event) =>
+		appendNew: (event) => exec((db) => appendNew(db.$client, event)),
+		appendNewWithFanOut: (event, fanOut) =>
 			exec((db) => {
-				const id = formatId("evt_", (db.$client.prepare(NEXT_VALUE).get("evt_") as { value: number }).value);
-				db.$client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject({ ...event, id })));
-				return id;
+				const id = appendNew(db.$client, event);
+				const job = { kind: fanOut.kind, payload: { eventId: id }, priority: 0, runAt: fanOut.runAt, attempts: 0 };
+				const params = RAW_JOBS.toParams({ ...job, createdAt: event.createdAt });
+				const written = db.$client.prepare(FAN_OUT).run(...params, event.accountId).changes === 1;
+				return { id, fanOut: written };
 			}),
 		get: (id) =>
 			exec((db) => db.select().from(events).where(eq(events.id, id)).get()).then((row) => (row ? toEvent(row) : null)),

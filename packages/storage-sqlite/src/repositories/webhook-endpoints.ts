@@ -7,8 +7,6 @@ import { window } from "./pagination.ts";
 
 type Row = typeof webhookEndpoints.$inferSelect;
 
-const HAS_ACTIVE_IN_ACCOUNT = `select 1 from "webhook_endpoints" where "account_id" = ? and "active" = 1 limit 1`;
-
 const toEndpoint = ({
 	attemptCount: _a,
 	successCount: _s,
@@ -63,9 +61,6 @@ export function createWebhookEndpointStore(exec: Exec): WebhookEndpointStore {
 					.all()
 					.map(toEndpoint),
 			),
-		// Every event asks (recordEvent): plain SQL on the hot path (raw-table.ts), on the account index.
-		hasActiveInAccount: (accountId) =>
-			exec((db) => db.$client.prepare(HAS_ACTIVE_IN_ACCOUNT).get(accountId) !== undefined),
 		update: (tenantId, id, patch) =>
 			exec((db) => db.update(webhookEndpoints).set(patch).where(byTenant(tenantId, id)).returning().get()).then(
 				orNull(toEndpoint),

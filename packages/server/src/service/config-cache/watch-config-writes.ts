@@ -57,7 +57,6 @@ const WEBHOOK_ENDPOINTS: Effects<WebhookEndpointStore> = {
 	get: "read",
 	list: "read",
 	listActive: "read",
-	hasActiveInAccount: "read",
 	update: "change",
 	delete: "change",
 	// Counts and the failure streak only: disabling an endpoint is an `update`.
@@ -101,11 +100,6 @@ export function changedConfigIn(store: As2Store): boolean {
  * tenants, partners and overrides, certificates, webhook endpoints), wherever in the engine it
  * is made, invalidates `cache` before the change and again once it has committed or rolled
  * back, so no read that saw the old state is remembered past the change.
- *
- * `webhookEndpoints.hasActiveInAccount` is remembered here when it answers yes, never no: the
- * spec sends an event to each active endpoint (interface spec, Events), so an endpoint just
- * created, on any instance, must be seen by the very next event; a stale "yes" costs only a
- * fan-out job that finds no endpoint (events.ts).
  *
  * Every transaction gets a view of its own, so the views are cheap: one Proxy and its handler,
  * the repositories' methods shared on prototypes (a closure per method and transaction cost
@@ -186,7 +180,6 @@ const PROTOTYPES = Object.fromEntries(
 							return this.repository[method]!(...args);
 						};
 		}
-		if (name === "webhookEndpoints") prototype.hasActiveInAccount = hasActiveInAccount;
 		return [name, prototype];
 	}),
 ) as Record<Watched, object>;
@@ -205,10 +198,4 @@ function changing(scope: Scope, call: () => Promise<unknown>): Promise<unknown> 
 		return call();
 	}
 	return call().finally(() => scope.cache.invalidate());
-}
-
-function hasActiveInAccount(this: WatchedRepository, accountId: string): Promise<boolean> {
-	const read = () => this.repository.hasActiveInAccount!(accountId) as Promise<boolean>;
-	if (this.scope.transaction?.changedConfig) return read();
-	return this.scope.cache.through(`webhooks:${accountId}`, read, (yes) => yes);
 }

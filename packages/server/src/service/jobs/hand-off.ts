@@ -1,4 +1,4 @@
-import type { As2Store, JobRecord, JobStore, NewJob } from "@as2kit/core/store";
+import type { As2Store, EventStore, JobRecord, JobStore, NewJob } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { WorkerSlot } from "./worker.ts";
 
@@ -27,10 +27,17 @@ export function prepareHandOff(deps: ServiceDeps) {
 				othersEnqueued = true;
 				return tx.jobs.enqueue(job, now);
 			};
+			const events: EventStore = Object.create(tx.events);
+			events.appendNewWithFanOut = async (event, fanOut) => {
+				const written = await tx.events.appendNewWithFanOut(event, fanOut);
+				if (written.fanOut) othersEnqueued = true;
+				return written;
+			};
 			// Everything else is read through to `tx` itself (a view with properties of its own,
 			// such as the configuration cache's, keeps them).
 			const view: As2Store = Object.create(tx);
 			Object.defineProperty(view, "jobs", { value: jobs });
+			Object.defineProperty(view, "events", { value: events });
 			return view;
 		},
 		/** Resolves to the job written, or null when its key is held by a live job (`JobStore.enqueue`). */
