@@ -1,5 +1,5 @@
 import type { JobLease, JobRecord, JobStore, NewJob, ScheduleStore } from "@as2kit/core/store";
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, schedules } from "../schema.ts";
 import { depthColumns } from "./job-depth.ts";
@@ -14,17 +14,14 @@ const claimOrder = (a: JobRow, b: JobRow) =>
 /** The bigserial behind a job id; null for an id no job can have. */
 const jobId = (id: string): number | null => (/^[0-9]{1,15}$/.test(id) ? Number(id) : null);
 
-/** Runs `op` on a job held by `workerId`; false for an id no job can have. */
-async function onHeld(
-	id: string,
-	workerId: string,
-	op: (where: { id: number; sql: SQL }) => Promise<number | null>,
-): Promise<boolean> {
-	const numeric = jobId(id);
-	if (numeric === null) return false;
-	const changed = await op({ id: numeric, sql: and(eq(jobs.id, numeric), eq(jobs.lockedBy, workerId))! });
-	return changed === 1;
-}
+/** Runs `statement` (`$1` the job, `$2` its holder, then `params`) on a job held by `workerId`; false for an id no job can have. */
+const heldBy =
+	(runner: Runner) =>
+	async (id: string, workerId: string, statement: string, params: unknown[]): Promise<boolean> => {
+		const numeric = jobId(id);
+		if (numeric === null) return false;
+		return (await runner.query(statement, [numeric, workerId, ...params])).length === 1;
+	};
 
 const RAW_JOBS = rawTable(jobs);
 const ENQUEUE = `${RAW_JOBS.insertSql(["id"])} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
@@ -41,7 +38,11 @@ const claimSql = (
 	returning ${RAW_JOBS.columns}`;
 const CLAIM = claimSql(false);
 const CLAIM_KINDS = claimSql(true);
-const COMPLETE = 'delete from "jobs" where "id" = $1 and "locked_by" = $2 returning "id"';
+const HELD_BY = '"id" = $1 and "locked_by" = $2';
+const COMPLETE = `delete from "jobs" where ${HELD_BY} returning "id"`;
+// A failed send retries and a long one renews its lease: prepared like the claim and completion.
+const RETRY = `update "jobs" set "locked_by" = null, "locked_until" = null, "run_at" = $3, "last_error" = $4 where ${HELD_BY} returning "id"`;
+const EXTEND = `update "jobs" set "locked_until" = $3 where ${HELD_BY} returning "id"`;
 // One statement each, so that no claim comes between the check of the lease and the change.
 const UNHELD_KEY = `"key" = $1 and ("locked_until" is null or "locked_until" < $2)`;
 const CANCEL_KEY = `delete from "jobs" where ${UNHELD_KEY} returning "id"`;
@@ -49,6 +50,7 @@ const RESCHEDULE_KEY = `update "jobs" set "run_at" = $3 where ${UNHELD_KEY} retu
 const HAS_KEY = `select 1 from "jobs" where "key" = $1`;
 
 export function createJobStore(runner: Runner): JobStore {
+	const onHeld = heldBy(runner);
 	// A job handed to a worker as it is written is stored as a claim would leave it.
 	const insert = (job: NewJob, now: Date, lease: JobLease | null) =>
 		runner
@@ -86,20 +88,10 @@ export function createJobStore(runner: Runner): JobStore {
 					.map(toJob),
 			);
 		},
-		complete: (id, workerId) =>
-			onHeld(id, workerId, (where) => runner.query(COMPLETE, [where.id, workerId]).then((rows) => rows.length)),
-		retry: (id, workerId, { runAt, error }) =>
-			onHeld(id, workerId, (where) =>
-				runner
-					.run((db) =>
-						db.update(jobs).set({ lockedBy: null, lockedUntil: null, runAt, lastError: error }).where(where.sql),
-					)
-					.then((result) => result.rowCount),
-			),
+		complete: (id, workerId) => onHeld(id, workerId, COMPLETE, []),
+		retry: (id, workerId, { runAt, error }) => onHeld(id, workerId, RETRY, [jobs.runAt.mapToDriverValue(runAt), error]),
 		extendLease: (id, workerId, lockedUntil) =>
-			onHeld(id, workerId, (where) =>
-				runner.run((db) => db.update(jobs).set({ lockedUntil }).where(where.sql)).then((result) => result.rowCount),
-			),
+			onHeld(id, workerId, EXTEND, [jobs.lockedUntil.mapToDriverValue(lockedUntil)]),
 		cancelByKey: async (key, now) => {
 			if ((await runner.query(CANCEL_KEY, [key, now.toISOString()])).length === 1) return "done";
 			return (await runner.query(HAS_KEY, [key])).length > 0 ? "leased" : "none";
