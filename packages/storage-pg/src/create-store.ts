@@ -77,7 +77,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			apiKeys: createApiKeyStore(runner),
 			partners: createPartnerStore(runner),
 			certificates: createCertificateStore(runner),
-			messages: createMessageStore(runner),
+			messages: createMessageStore(runner, ensureSequence),
 			messageAttempts: createMessageAttemptStore(runner),
 			events: createEventStore(runner, ensureSequence),
 			webhookEndpoints: createWebhookEndpointStore(runner),

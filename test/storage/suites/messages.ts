@@ -102,6 +102,22 @@ export const messageTests = {
 		expect(kept?.status).toBe("sent");
 		expect(await store.messages.addRejectedMdn("msg_999999", entry(7), 3)).toBeNull();
 	},
+	"messages - createNew takes the next msg_ id, as ids.next would, and keeps the message whole": async ({ store }) => {
+		const { id: _, ...fields } = message("");
+		expect(await store.ids.next("msg_")).toBe("msg_000001");
+		const first = await store.messages.createNew(fields);
+		expect(first).toBe("msg_000002");
+		expect(await store.messages.getById(first)).toEqual({ ...fields, id: first });
+		expect(await store.ids.next("msg_")).toBe("msg_000003");
+		const inTransaction = await store.transaction((tx) =>
+			tx.messages.createNew({ ...fields, messageId: "second@as2kit.example" }),
+		);
+		expect(inTransaction).toBe("msg_000004");
+		expect((await store.messages.getById(inTransaction))?.messageId).toBe("second@as2kit.example");
+		const inbound = { ...fields, direction: "inbound" as const, status: "received" as const, messageId: "dup@partner" };
+		await store.messages.createNew(inbound);
+		await expectConflict(store.messages.createNew(inbound));
+	},
 	"messages - an inbound Message-ID is stored once per partner": async ({ store }) => {
 		const inbound = { direction: "inbound" as const, status: "received" as const, messageId: "dup@partner" };
 		await store.messages.create(message("msg_000001", inbound));

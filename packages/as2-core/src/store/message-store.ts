@@ -12,6 +12,11 @@ export type MessagePatch = Partial<Omit<MessageRecord, "id" | "accountId" | "ten
 export interface MessageStore {
 	/** Throws CONFLICT (`messages.…message_id`) for a second inbound message with one Message-ID from one partner. */
 	create(message: MessageRecord): Promise<void>;
+	/**
+	 * `create` under a new `msg_` id, the one `ids.next("msg_")` would have given, resolving to
+	 * it: in one statement where the store can (issue #20). Throws as `create` does.
+	 */
+	createNew(message: Omit<MessageRecord, "id">): Promise<string>;
 	get(tenantId: string, id: string): Promise<MessageRecord | null>;
 	/** Any tenant's message, for workers that hold its id. */
 	getById(id: string): Promise<MessageRecord | null>;

@@ -2,32 +2,21 @@ import type { EventRecord, EventStore } from "@as2kit/core/store";
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { events, jobs } from "../schema.ts";
+import { insertWithNewId } from "./insert-with-new-id.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
 const RAW_EVENTS = rawTable(events);
 const APPEND = RAW_EVENTS.insertSql(["seq"]);
-/**
- * The insert with its id taken from the `evt_` sequence in the same statement (one round trip
- * less per event), formatted as formatId does: at least six digits. The sequence comes last.
- */
-const WITHOUT_ID = ["seq", "id"];
-const SEQUENCE_PARAM = RAW_EVENTS.toParams({}, WITHOUT_ID).length + 1;
-const APPEND_NEW = RAW_EVENTS.insertSql(WITHOUT_ID)
-	.replace('insert into "events" (', 'insert into "events" ("id", ')
-	.replace(
-		"values (",
-		`values ((select 'evt_' || case when v < 1000000 then lpad(v::text, 6, '0') else v::text end from nextval($${SEQUENCE_PARAM}::regclass) as v), `,
-	)
-	.concat(' returning "id"');
+const APPEND_NEW = insertWithNewId(RAW_EVENTS, "evt_", ["seq"]);
 /**
  * The insert above and, when a tenant of the account has an active webhook endpoint, the fan-out
  * job: one round trip instead of three (the check, the event, the job). At READ COMMITTED the
  * check sees every endpoint committed before the statement starts, on any instance, as the
  * separate query did. The job's kind and due time come after the sequence.
  */
-const APPEND_NEW_WITH_FAN_OUT = `with "event" as (${APPEND_NEW.replace(/ returning "id"$/, ' returning "id", "account_id", "created_at"')}),
+const APPEND_NEW_WITH_FAN_OUT = `with "event" as (${APPEND_NEW.sql.replace(/ returning "id"$/, ' returning "id", "account_id", "created_at"')}),
 	"fan_out" as (insert into "jobs" ("kind", "payload", "priority", "run_at", "attempts", "created_at")
-		select $${SEQUENCE_PARAM + 1}::text, json_build_object('eventId', "event"."id"), 0, $${SEQUENCE_PARAM + 2}::timestamptz, 0, "event"."created_at"
+		select $${APPEND_NEW.sequenceParam + 1}::text, json_build_object('eventId', "event"."id"), 0, $${APPEND_NEW.sequenceParam + 2}::timestamptz, 0, "event"."created_at"
 		from "event"
 		where exists (select 1 from "webhook_endpoints" where "account_id" = "event"."account_id" and "active")
 		returning 1)
@@ -48,17 +37,14 @@ export function createEventStore(runner: Runner, ensureSequence: (prefix: string
 			await runner.query(APPEND, RAW_EVENTS.toParams(withSubject(event), ["seq"]));
 		},
 		appendNew: async (event) => {
-			const sequence = await ensureSequence("evt_");
-			const params = RAW_EVENTS.toParams(withSubject({ ...event, id: "" }), WITHOUT_ID);
-			const [row] = await runner.query<{ id: string }>(APPEND_NEW, [...params, sequence]);
+			const params = APPEND_NEW.params(withSubject({ ...event, id: "" }), await ensureSequence("evt_"));
+			const [row] = await runner.query<{ id: string }>(APPEND_NEW.sql, params);
 			return row!.id;
 		},
 		appendNewWithFanOut: async (event, fanOut) => {
-			const sequence = await ensureSequence("evt_");
-			const params = RAW_EVENTS.toParams(withSubject({ ...event, id: "" }), WITHOUT_ID);
+			const params = APPEND_NEW.params(withSubject({ ...event, id: "" }), await ensureSequence("evt_"));
 			const [row] = await runner.query<{ id: string; fan_out: boolean }>(APPEND_NEW_WITH_FAN_OUT, [
 				...params,
-				sequence,
 				fanOut.kind,
 				jobs.runAt.mapToDriverValue(fanOut.runAt),
 			]);

@@ -2,6 +2,7 @@ import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/s
 import { and, asc, type Column, desc, eq, gt, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { messages } from "../schema.ts";
+import { insertWithNewId } from "./insert-with-new-id.ts";
 import { listMessages } from "./message-list.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
@@ -9,6 +10,7 @@ import { rawTable } from "./pg-raw-table.ts";
 // statements on the hot path (pg-raw-table.ts).
 const RAW_MESSAGES = rawTable(messages);
 const CREATE = RAW_MESSAGES.insertSql();
+const CREATE_NEW = insertWithNewId(RAW_MESSAGES, "msg_");
 const BY_ID = `select ${RAW_MESSAGES.columns} from "messages" where "id" = $1`;
 const BY_TENANT_AND_ID = `${BY_ID} and "tenant_id" = $2`;
 // One UPDATE, so concurrent MDNs all land: the row lock orders them. `json`, not `jsonb`,
@@ -62,10 +64,17 @@ async function partnerTraffic(db: Db, tenantId: string, partnerId: string, since
 	return { ...totals!, days };
 }
 
-export function createMessageStore(runner: Runner): MessageStore {
+export function createMessageStore(runner: Runner, ensureSequence: (prefix: string) => Promise<string>): MessageStore {
 	return {
 		create: async (message) => {
 			await runner.query(CREATE, RAW_MESSAGES.toParams(message));
+		},
+		createNew: async (message) => {
+			const [row] = await runner.query<{ id: string }>(
+				CREATE_NEW.sql,
+				CREATE_NEW.params(message, await ensureSequence("msg_")),
+			);
+			return row!.id;
 		},
 		get: (tenantId, id) => runner.query<Record<string, unknown>>(BY_TENANT_AND_ID, [id, tenantId]).then(fromRaw),
 		getById: (id) => runner.query<Record<string, unknown>>(BY_ID, [id]).then(fromRaw),

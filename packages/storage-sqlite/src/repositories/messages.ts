@@ -1,8 +1,9 @@
-import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
+import { formatId, type MessageRecord, type MessageStore, type PartnerTraffic } from "@as2kit/core/store";
 import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { messages } from "../schema.ts";
+import { NEXT_VALUE } from "./ids.ts";
 import { listMessages } from "./message-list.ts";
 
 // Every message is written once and read by each job: plain SQL on the hot path (raw-table.ts).
@@ -24,6 +25,12 @@ const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as M
 export function createMessageStore(exec: Exec): MessageStore {
 	return {
 		create: (message) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(message))),
+		createNew: (message) =>
+			exec((db) => {
+				const id = formatId("msg_", (db.$client.prepare(NEXT_VALUE).get("msg_") as { value: number }).value);
+				db.$client.prepare(RAW.insertSql).run(...RAW.toParams({ ...message, id }));
+				return id;
+			}),
 		get: (tenantId, id) =>
 			exec((db) => {
 				const row = db

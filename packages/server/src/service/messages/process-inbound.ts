@@ -146,8 +146,7 @@ export async function processInbound(
 		const receipt = await inboundReceipt(deps, inbound, plan.name, at, reply);
 		try {
 			const message = await store.transaction(async (tx) => {
-				record.id = await tx.ids.next("msg_");
-				await tx.messages.create(record);
+				record.id = await tx.messages.createNew(record);
 				await receipt.write(tx, record.id);
 				if (account) await countReceivedMessage(tx, account, config, record, at);
 				await recordEvent(

@@ -100,7 +100,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
 				const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
 				const record: MessageRecord = {
-					id: await tx.ids.next("msg_"),
+					// Taken as it is written (MessageStore.createNew).
+					id: "",
 					accountId: principal.accountId,
 					tenantId: principal.tenantId,
 					environment: principal.environment,
@@ -145,7 +146,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					createdAt: at,
 					updatedAt: at,
 				};
-				await tx.messages.create(record);
+				record.id = await tx.messages.createNew(record);
 				if (input.resentFrom) await linkResend(tx, input.resentFrom, record.id, at);
 				if (record.environment === "live") await countLiveMessage(tx, account, config, record.bytes, at);
 				await recordEvent(
