@@ -84,15 +84,14 @@ export async function prefill(store, rows, batch = 2000) {
 
 /** The port calls of one message's life, as the server makes them. */
 export const steps = {
-	/** submit.ts: the message, its event (events.ts: recordEvent) and its send job, one transaction. */
+	/** submit.ts: the message under a new id, its event (events.ts: recordEvent) and its send job, one transaction. */
 	async submit(store, n) {
 		const at = new Date();
 		await store.transaction(async (tx) => {
-			const id = await tx.ids.next("msg_");
-			await tx.messages.create(outboundMessage(id, at, n));
-			const eventId = await tx.ids.next("evt_");
-			await tx.events.append(event("message.queued", eventId, at));
-			await tx.webhookEndpoints.hasActiveInAccount(ACCOUNT);
+			// Unique Message-IDs across runs on one store: an inbound one may be stored once.
+			const { id: _, ...message } = outboundMessage(`new-${at.getTime()}-${n}`, at, n);
+			const id = await tx.messages.createNew(message);
+			await appendEvent(tx, "message.queued", at);
 			await tx.jobs.enqueue({ kind: "bench.send", payload: { messageId: id }, runAt: at }, at);
 		});
 	},
@@ -142,9 +141,14 @@ async function transition(store, message, from, patch, kind, also) {
 		const moved = await tx.messages.transition(message.id, from, { ...patch, updatedAt: at });
 		if (!moved) throw new Error(`${message.id} did not move from ${from}`);
 		await also?.(tx);
-		await tx.events.append(event(kind, await tx.ids.next("evt_"), at));
-		await tx.webhookEndpoints.hasActiveInAccount(ACCOUNT);
+		await appendEvent(tx, kind, at);
 	});
+}
+
+/** events.ts: recordEvent, for an account without webhook endpoints. */
+function appendEvent(tx, kind, at) {
+	const { id: _, ...fields } = event(kind, "", at);
+	return tx.events.appendNewWithFanOut(fields, { kind: "bench.fan_out", runAt: at });
 }
 
 /**
