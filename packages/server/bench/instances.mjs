@@ -184,13 +184,15 @@ try {
 } finally {
 	cluster?.stop();
 }
-const reference = summary(results.get("sqlite×1")).median;
+// Without a SQLite single instance in BENCH_CONFIGS there is nothing to compare with.
+const sqliteSingle = results.get("sqlite×1");
+const reference = sqliteSingle ? summary(sqliteSingle).median : undefined;
 console.log(
 	`(8) delivered/s by instances, ${MESSAGES} × 10 KB EDI, sha256 + aes256 + zlib + signed sync MDN, ${cpus().length} cores, one receiver`,
 );
 for (const [name, values] of results) {
 	const s = summary(values);
 	console.log(
-		`    ${name.padEnd(9)} median ${s.median.toFixed(0)}/s (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, noise ${s.noisePct.toFixed(1)}%)  ${(s.median / reference).toFixed(2)}× SQLite single`,
+		`    ${name.padEnd(9)} median ${s.median.toFixed(0)}/s (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, noise ${s.noisePct.toFixed(1)}%)${reference ? `  ${(s.median / reference).toFixed(2)}× SQLite single` : ""}`,
 	);
 }
