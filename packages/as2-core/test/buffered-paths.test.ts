@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import type { ContentEncryptionAlgorithm, DigestAlgorithm } from "../src/algorithms.ts";
 import { type PackOptions, pack } from "../src/as2/pack.ts";
-import { BUFFERED_MAX_BYTES, collect } from "../src/bytes/index.ts";
+import { BUFFERED_MAX_BYTES, type ByteSource, collect } from "../src/bytes/index.ts";
 import type { KeyTransportScheme, PublicKey } from "../src/crypto/index.ts";
 import { parties } from "./helpers/identities.ts";
 import { streamingSource, unpackBothWays } from "./helpers/paths.ts";
@@ -34,6 +34,14 @@ function repeatableBytes(n: number): Uint8Array {
 vi.mock("../src/crypto/digest.ts", async (importOriginal) => {
 	const actual = await importOriginal<typeof import("../src/crypto/digest.ts")>();
 	return { ...actual, randomBytes: (n: number) => repeatableBytes(n) };
+});
+
+// pack() reads a small streamed payload into memory and takes its buffered path: here it is
+// kept streaming, so that the streaming path (every payload over BUFFERED_MAX_BYTES) is
+// compared with the buffered one on small inputs too.
+vi.mock("../src/bytes/index.ts", async (importOriginal) => {
+	const actual = await importOriginal<typeof import("../src/bytes/index.ts")>();
+	return { ...actual, inMemoryIfSmall: async (source: ByteSource) => source };
 });
 
 // RSAES-PKCS1-v1_5 (RFC 8017 §7.2.1) with a repeatable non-zero padding string.

@@ -1,11 +1,18 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ContentEncryptionAlgorithm, DigestAlgorithm } from "../src/algorithms.ts";
 import { type PackOptions, pack } from "../src/as2/pack.ts";
 import { unpack, unpackBuffered } from "../src/as2/unpack.ts";
-import { BUFFERED_MAX_BYTES, collect } from "../src/bytes/index.ts";
+import { BUFFERED_MAX_BYTES, type ByteSource, collect } from "../src/bytes/index.ts";
 import { parties } from "./helpers/identities.ts";
 import { streamed, streamingSource } from "./helpers/paths.ts";
+
+// pack() reads a small streamed payload into memory: kept streaming here, so that small
+// payloads also go through the streaming path (every payload over BUFFERED_MAX_BYTES).
+vi.mock("../src/bytes/index.ts", async (importOriginal) => {
+	const actual = await importOriginal<typeof import("../src/bytes/index.ts")>();
+	return { ...actual, inMemoryIfSmall: async (source: ByteSource) => source };
+});
 
 const { aliceSigner, bobIdentity, alice } = parties();
 

@@ -9,6 +9,7 @@ import {
 	type ByteSource,
 	bufferedBytes,
 	concatBytes,
+	inMemoryIfSmall,
 	latin1,
 	sourceFromBytes,
 } from "../bytes/index.ts";
@@ -117,10 +118,10 @@ const DEFAULT_SIGN_DIGEST: DigestAlgorithm = "sha256";
 /**
  * Builds an outbound AS2 message (RFC 4130) for any combination of sign, encrypt and compress,
  * streaming: nothing holds the payload whole, and the body's size is known before it is read
- * so it can go out with a Content-Length. A small payload given as bytes (up to
- * {@link BUFFERED_MAX_BYTES}) takes the buffered path instead: every layer is applied at once,
- * the body is one array (`body.bytes`) and the MIC is known when this resolves. Both paths
- * produce the same bytes.
+ * so it can go out with a Content-Length. A small payload (up to {@link BUFFERED_MAX_BYTES}),
+ * given as bytes or as a source that is then read here once, takes the buffered path instead:
+ * every layer is applied at once, the body is one array (`body.bytes`) and the MIC is known
+ * when this resolves. Both paths produce the same bytes.
  *
  * @example
  * const message = await pack({ payload: utf8("ISA*00*..."), contentType: "application/edi-x12",
@@ -128,7 +129,9 @@ const DEFAULT_SIGN_DIGEST: DigestAlgorithm = "sha256";
  * await fetch(url, { method: "POST", headers: [...message.headers], body: toReadableStream(message.body.open()), duplex: "half" });
  */
 export async function pack(options: PackOptions): Promise<PackResult> {
-	const payload = options.payload instanceof Uint8Array ? sourceFromBytes(options.payload) : options.payload;
+	const payload = await inMemoryIfSmall(
+		options.payload instanceof Uint8Array ? sourceFromBytes(options.payload) : options.payload,
+	);
 	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
 	const signDigest = options.sign ? (options.sign.digest ?? DEFAULT_SIGN_DIGEST) : undefined;
 	const micAlgorithm: DigestAlgorithm = (options.mdn?.signed || undefined)?.[0] || signDigest || DEFAULT_SIGN_DIGEST;

@@ -1,4 +1,4 @@
-import { concatBytes } from "./bytes.ts";
+import { collect, concatBytes } from "./bytes.ts";
 
 /**
  * Streaming currency of as2-core. Internally layers pass `Chunks` (async iterables of bytes);
@@ -54,6 +54,17 @@ export function concatSources(parts: ReadonlyArray<Uint8Array | ByteSource>): By
 			for (const source of sources) yield* source.open();
 		},
 	};
+}
+
+/**
+ * A small source read into memory (checked against its declared size), so that every layer
+ * after it takes the buffered path: one synchronous step per layer instead of a chain of
+ * async generators and a second signing pass. A source in memory or over
+ * {@link BUFFERED_MAX_BYTES} is returned as it is: memory stays bounded.
+ */
+export async function inMemoryIfSmall(source: ByteSource): Promise<ByteSource> {
+	if (source.bytes !== undefined || source.size > BUFFERED_MAX_BYTES) return source;
+	return sourceFromBytes(await collect(checkedOpen(source)));
 }
 
 /** Checks that a source yields exactly its declared size, so DER lengths written ahead stay true. */

@@ -7,6 +7,7 @@ export {
 	checkedOpen,
 	chunksOf,
 	concatSources,
+	inMemoryIfSmall,
 	sourceFromBytes,
 	toChunks,
 	toReadableStream,

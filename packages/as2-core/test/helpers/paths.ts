@@ -9,7 +9,7 @@ import { isAs2Error } from "../../src/errors/index.ts";
  * check they agree.
  */
 
-/** The same bytes as a source that is not in memory: pack() streams it. */
+/** The same bytes as a source that is not in memory (pack() reads one of up to BUFFERED_MAX_BYTES first). */
 export function streamingSource(bytes: Uint8Array, chunkSize = 4096): ByteSource {
 	return { size: bytes.byteLength, open: () => chunksOf(bytes, chunkSize) };
 }

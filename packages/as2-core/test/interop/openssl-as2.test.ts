@@ -1,15 +1,23 @@
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ContentEncryptionAlgorithm, DIGESTS, type DigestAlgorithm } from "../../src/algorithms.ts";
 import { pack } from "../../src/as2/pack.ts";
 import { unpack, unpackBuffered } from "../../src/as2/unpack.ts";
-import { collect } from "../../src/bytes/index.ts";
+import { type ByteSource, collect } from "../../src/bytes/index.ts";
 import { importPrivateKey } from "../../src/crypto/index.ts";
 import { type TestIdentity, testIdentity } from "../helpers/certs.ts";
 import { compressEntity, uncompressWithAsn1parse } from "../helpers/compressed-data.ts";
 import { firstPart, param, secondPart, splitEntity } from "../helpers/mime-text.ts";
 import { openssl, opensslVerifyDetached, scratch } from "../helpers/openssl.ts";
 import { streamed, streamingSource } from "../helpers/paths.ts";
+
+// pack() reads a small streamed payload into memory and takes its buffered path: here it is
+// kept streaming, so that OpenSSL also reads what the streaming path (every payload over
+// BUFFERED_MAX_BYTES) builds.
+vi.mock("../../src/bytes/index.ts", async (importOriginal) => {
+	const actual = await importOriginal<typeof import("../../src/bytes/index.ts")>();
+	return { ...actual, inMemoryIfSmall: async (source: ByteSource) => source };
+});
 
 const SIGNS: Array<DigestAlgorithm | undefined> = [undefined, "sha1", "sha256", "sha384", "sha512"];
 const CIPHERS: Array<ContentEncryptionAlgorithm | undefined> = [undefined, "3des", "aes128", "aes192", "aes256"];
