@@ -1,5 +1,5 @@
 import type { DigestAlgorithm } from "../algorithms.ts";
-import type { Digest } from "../crypto/index.ts";
+import { createDigest, type Digest } from "../crypto/index.ts";
 
 /**
  * The bytes a multipart/signed signature verified over: the first part as received, with bare
@@ -27,6 +27,8 @@ export class LineEndingDigests {
 	private followLf = true;
 	/** A CR that ended the last chunk, held back until the next byte tells whether an LF follows. */
 	private pendingCr = false;
+	/** A part given whole, whose variants are hashed only when asked for. */
+	private whole: Uint8Array | undefined;
 
 	constructor(readonly asReceived: Digests) {}
 
@@ -46,6 +48,17 @@ export class LineEndingDigests {
 		this.feed(bytes);
 	}
 
+	/**
+	 * The whole part at once (the buffered reader): hashed as received now, and in the other
+	 * forms only if {@link repairs} is asked for them, that is when the part as received does
+	 * not verify. Most parts verify as received: their variants are never hashed. The part
+	 * must not change until then.
+	 */
+	updateWhole(part: Uint8Array): void {
+		this.whole = part;
+		updateAll(this.asReceived, part);
+	}
+
 	/** Called once the part has been read: flushes a CR held back. */
 	end(): void {
 		if (!this.pendingCr) return;
@@ -62,6 +75,15 @@ export class LineEndingDigests {
 
 	/** The variants to try after the bytes as received, each with its digests; a form identical to them is left out. */
 	repairs(): Array<{ variant: SignatureVariant; digests: Digests }> {
+		if (this.whole) {
+			const variants = new LineEndingDigests(
+				new Map([...this.asReceived.keys()].map((algorithm) => [algorithm, createDigest(algorithm)] as const)),
+			);
+			variants.setText(this.followLf);
+			variants.update(this.whole);
+			variants.end();
+			return variants.repairs();
+		}
 		const out: Array<{ variant: SignatureVariant; digests: Digests }> = [];
 		if (this.crlf) out.push({ variant: "crlf", digests: this.crlf });
 		if (this.lf) out.push({ variant: "lf", digests: this.lf });

@@ -79,8 +79,12 @@ function peelCms(body: Uint8Array, context: Context, top: boolean): Peeled<Uint8
 		case "enveloped-data":
 		case "auth-enveloped-data": {
 			const result = decryptBytes(der, { identities: requireIdentities(context) });
-			recordEncrypted(context, result)?.update(result.content);
-			return peelInner(result.content, context);
+			const mic = recordEncrypted(context, result);
+			const inner = peelInner(result.content, context);
+			// RFC 4130 §7.3.1: the decrypted entity's MIC counts only when no signature is inside
+			// (the signed content's wins), so it is hashed only then.
+			if (!context.signedMic) mic?.update(result.content);
+			return inner;
 		}
 		case "compressed-data": {
 			context.layers.push({ kind: "compressed" });
@@ -114,7 +118,7 @@ function peelSigned(params: Record<string, string>, body: Uint8Array, context: C
 	const signed = startSignedLayer(params, context);
 	const [first, second] = splitMultipart(body, signed.boundary);
 	if (!first) throw new As2Error("MALFORMED_MIME", "multipart/signed has no parts");
-	signed.digests.update(first);
+	signed.digests.updateWhole(first);
 	const content = splitEntity(first, context.maxHeaderBytes);
 	signed.digests.setText(isTextMediaType(content.headers.get("content-type") ?? "text/plain"));
 	const inner = peelBuffered(content.headers, content.body, context);
