@@ -1,6 +1,7 @@
 // The message of the server's throughput benchmark (issue #20), as the protocol core sees it:
 // 10 KB EDI, sha256 + aes256 + zlib before signing, signed sync MDN (sha256). Shared by
-// `per-message.mjs` (CPU per message) and `per-message-counts.mjs` (work counted per message).
+// `per-message.mjs` (CPU per message), `per-message-counts.mjs` (work counted per message) and
+// `small-roundtrip.mjs` (round trips per second against the RSA ceiling).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +89,8 @@ export function scenario(dir) {
 			identities: [bob],
 			partnerCertificates: [alice.certificate],
 		});
-		await collect(received.payload);
+		const got = await collect(received.payload);
+		if (got.byteLength !== payload.byteLength) throw new Error("payload mismatch");
 		const { mic } = await received.complete();
 		return buildMdn({
 			original: {

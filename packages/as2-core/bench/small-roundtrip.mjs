@@ -1,67 +1,14 @@
 // (a) 10 KB EDI, sha256 + aes256 + zlib, sync signed MDN built and verified: round trips per
 // second on one core, against the ceiling of three RSA-2048 private-key operations.
 import { sign as rsaSign } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-	buildMdn,
-	collect,
-	importPrivateKey,
-	matchMdn,
-	pack,
-	parseCertificates,
-	parseMdn,
-	unpack,
-} from "../dist/index.js";
+import { scenario } from "./scenario.mjs";
 import { fmt, summary } from "./stats.mjs";
 
-const dir = process.argv[2];
-const load = (name) => ({
-	privateKey: importPrivateKey(readFileSync(join(dir, `${name}.key`), "latin1")),
-	certificate: parseCertificates(readFileSync(join(dir, `${name}.crt`)))[0],
-});
-const alice = load("alice");
-const bob = load("bob");
-const segment = "LIN*1*BP*0123456789*VP*ABC-123~PO1*1*10*EA*9.95**BP*0123456789~PID*F****WIDGET, BLUE~\n";
-const payload = new TextEncoder()
-	.encode(`ISA*00*          *00*          *ZZ*ALICE*ZZ*BOB~\n${segment.repeat(Math.ceil(10240 / segment.length))}`)
-	.subarray(0, 10240);
+const { alice, send, receive, readReceipt } = scenario(process.argv[2]);
 
 async function roundTrip() {
-	const message = await pack({
-		payload,
-		contentType: "application/edi-x12",
-		from: "ALICE",
-		to: "BOB",
-		sign: { ...alice, digest: "sha256" },
-		encrypt: { certificates: [bob.certificate], algorithm: "aes256" },
-		compress: "before-sign",
-		mdn: { mode: "sync", signed: ["sha256"] },
-	});
-	const body = await collect(message.body.open());
-	const received = await unpack({
-		headers: message.headers,
-		body,
-		identities: [bob],
-		partnerCertificates: [alice.certificate],
-	});
-	const got = await collect(received.payload);
-	if (got.byteLength !== payload.byteLength) throw new Error("payload mismatch");
-	const { mic } = await received.complete();
-	const mdn = buildMdn({
-		original: {
-			messageId: received.messageId,
-			from: received.from,
-			to: received.to,
-			mdnRequest: received.mdnRequest,
-			mic,
-		},
-		disposition: { type: "processed" },
-		sign: bob,
-	});
-	const parsed = await parseMdn({ headers: mdn.headers, body: mdn.body, partnerCertificates: [bob.certificate] });
-	if (!matchMdn(parsed, { messageId: message.messageId, mic: await message.mic() }).delivered)
-		throw new Error("MDN not matched");
+	const sent = await send();
+	await readReceipt(sent, await receive(sent));
 }
 
 function rsaCeiling(ms) {
