@@ -189,9 +189,9 @@ export const jobs = sqliteTable(
 		createdAt: instant("created_at").notNull(),
 	},
 	(t) => [
-		index("jobs_due_idx").on(t.runAt),
-		index("jobs_kind_due_idx").on(t.kind, t.runAt),
-		// The claim order (repositories/jobs.ts).
+		// The claim order (repositories/jobs.ts), and the only index a job's insert and removal
+		// write besides its key's: claims walk it, a key finds its job by jobs_key_unique, and the
+		// cold reads (depth for the metrics, the list) scan the table of jobs still to run.
 		index("jobs_claim_idx").on(sql`${t.priority} desc`, t.runAt, t.id),
 	],
 );
