@@ -62,6 +62,11 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 			}
 			return out as T["$inferSelect"];
 		},
+		/** Where a column (by its key) is in toParams' values and in a row read as an array. */
+		columnIndex(key: string): number {
+			byKey(key);
+			return columns.findIndex(([name]) => name === key);
+		},
 		/** How many columns the table has: where the next table's columns start in a join row. */
 		width: columns.length,
 		fromRow(row: Record<string, unknown>): T["$inferSelect"] {
