@@ -81,6 +81,21 @@ describe("search indexing in batches", () => {
 		expect(all).toEqual([...all].sort());
 	});
 
+	it("writes one FTS5 segment per batch, not one per message", async () => {
+		const store = open({ searchIndexing: false });
+		const db = peek();
+		// Without merges, each segment written stays: the count is the number of flushes.
+		db.raw.prepare("INSERT INTO message_search (message_search, rank) VALUES ('automerge', 0)").run();
+		await store.transaction(async (tx) => {
+			for (let i = 1; i <= 12; i++) {
+				await tx.messages.create(message(`msg_${String(i).padStart(6, "0")}`, { subject: `Order ${i}` }));
+			}
+		});
+		expect(await found(store, "Order")).toHaveLength(12);
+		const segments = db.raw.prepare("SELECT count(DISTINCT segid) FROM message_search_idx").pluck().get();
+		expect(segments).toBe(1);
+	});
+
 	it("indexes a message whose subject changed while it waited with the new subject", async () => {
 		const store = open({ searchIndexing: false });
 		await store.messages.create(message("msg_000001", { subject: "Invoice 4711" }));

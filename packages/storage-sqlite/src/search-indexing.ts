@@ -39,15 +39,17 @@ export function indexPendingMessages(client: Database.Database, limit = Number.M
 	);
 	key.safeIntegers(true);
 	const index = client.prepare("INSERT INTO message_search (rowid, subject, message_id) VALUES (?, ?, ?)");
-	for (const message of pending) {
-		// The delete trigger takes a deleted message out of the queue; a row left without its
-		// message (none should be) is simply dropped with the batch.
-		if (message.id === null) continue;
-		const { row } = key.get({ createdAt: message.createdAt, id: message.id, tenantId: message.tenantId }) as {
-			row: bigint;
-		};
-		index.run(row, message.subject, message.messageId);
-	}
+	// The delete trigger takes a deleted message out of the queue; a row left without its
+	// message (none should be) is simply dropped with the batch.
+	const messages = pending.filter((message) => message.id !== null);
+	// Every key first, then every index entry. A statement that writes another table opens a
+	// savepoint, and FTS5 writes out the terms it holds at each savepoint: keys and entries taken
+	// in turn wrote one FTS5 segment per message (and merged them), not one per batch.
+	const rows = messages.map(
+		(message) =>
+			(key.get({ createdAt: message.createdAt, id: message.id, tenantId: message.tenantId }) as { row: bigint }).row,
+	);
+	for (const [i, message] of messages.entries()) index.run(rows[i], message.subject, message.messageId);
 	client.prepare("DELETE FROM message_search_pending WHERE seq <= ?").run(pending.at(-1)!.seq);
 	return pending.length;
 }
