@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../context.ts";
 import { doc } from "../openapi.ts";
+import { requestHeaderPairs } from "../request-header-pairs.ts";
 
 /**
  * `POST /as2/receive` (and its alias `/as2/mdn`): AS2 messages and async MDNs from partners.
@@ -14,7 +15,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 		const length = c.req.header("content-length");
 		const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
 		const response = await c.var.service.messages.receive({
-			headers: [...c.req.raw.headers],
+			headers: incoming ? requestHeaderPairs(incoming) : [...c.req.raw.headers],
 			// On @hono/node-server, the Node request itself: `Request.body` would wrap it in a web
 			// stream, a web Request and an AbortSignal first (body.ts). Read so that stopping early
 			// (over the size limit) does not destroy it: the default iterator's return() did, which
