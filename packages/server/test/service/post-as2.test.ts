@@ -206,3 +206,82 @@ it("checks a pinned certificate once per connection, and leaves no listener on a
 	// The pin is still enforced on a new connection (another pin: another agent, another socket).
 	await expect(post("00".repeat(32))).rejects.toThrow(/pinned/);
 });
+
+/** A partner that reads the whole body and answers `ok`, counting the requests it got. */
+async function countingPartner(holdAnswer = false) {
+	let requests = 0;
+	const server = createServer((req, res) => {
+		requests++;
+		req.resume();
+		req.on("end", () => {
+			if (!holdAnswer) res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () =>
+		new Promise((resolve) => {
+			server.closeAllConnections();
+			server.close(() => resolve());
+		});
+	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`, requests: () => requests };
+}
+
+const fourBytes = {
+	size: 4,
+	async *open() {
+		yield new Uint8Array([1, 2, 3, 4]);
+	},
+};
+
+it("stops on the caller's signal, already aborted or aborted in flight, without calling it a timeout", async () => {
+	const partner = await countingPartner(true);
+	const common = {
+		url: partner.url,
+		guard,
+		headers: [],
+		body: fourBytes,
+		idleTimeoutMs: 10_000,
+		totalTimeoutMs: 60_000,
+	};
+	const already = await postAs2({ ...common, signal: AbortSignal.abort(new Error("lease lost")) }).catch((e) => e);
+	expect(already.code).toBe("PARTNER_UNREACHABLE");
+	expect(already.message).not.toMatch(/within/);
+
+	const lease = new AbortController();
+	const inFlight = postAs2({ ...common, signal: lease.signal }).catch((e) => e);
+	for (let i = 0; i < 500 && partner.requests() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+	expect(partner.requests()).toBe(1);
+	lease.abort(new Error("lease lost"));
+	const stopped = await inFlight;
+	expect(stopped.code).toBe("PARTNER_UNREACHABLE");
+	expect(stopped.message).not.toMatch(/within/);
+});
+
+it("leaves no listener on the caller's signal once the exchange is over", async () => {
+	const partner = await countingPartner();
+	const lease = new AbortController();
+	let listeners = 0;
+	const add = lease.signal.addEventListener.bind(lease.signal);
+	const remove = lease.signal.removeEventListener.bind(lease.signal);
+	lease.signal.addEventListener = (...args: Parameters<AbortSignal["addEventListener"]>) => {
+		listeners++;
+		add(...args);
+	};
+	lease.signal.removeEventListener = (...args: Parameters<AbortSignal["removeEventListener"]>) => {
+		listeners--;
+		remove(...args);
+	};
+	for (let i = 0; i < 3; i++) {
+		const result = await postAs2({
+			url: partner.url,
+			guard,
+			headers: [],
+			body: fourBytes,
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 60_000,
+			signal: lease.signal,
+		});
+		expect(result.status).toBe(200);
+	}
+	expect(listeners).toBe(0);
+});
