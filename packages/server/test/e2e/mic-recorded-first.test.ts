@@ -17,6 +17,8 @@ let relay: Server;
 /** For each AS2 POST, the MIC the sender had on record when the relay held the whole body. */
 const micWhenReceived: Array<string | null> = [];
 let partnerOnA: string;
+/** The MIC updates made apart from the move to `processing` (a streamed body's, once read through). */
+let micUpdates = 0;
 
 beforeAll(async () => {
 	pair = await startPair();
@@ -50,7 +52,10 @@ beforeAll(async () => {
 	const messages = a.server.store.messages;
 	const update = messages.update.bind(messages);
 	messages.update = async (id: string, patch: Omit<MessagePatch, "status">) => {
-		if (patch.mic) await new Promise((resolve) => setTimeout(resolve, 300));
+		if (patch.mic) {
+			micUpdates++;
+			await new Promise((resolve) => setTimeout(resolve, 300));
+		}
 		return update(id, patch);
 	};
 });
@@ -62,11 +67,30 @@ afterAll(async () => {
 });
 
 it("delivers with a matching MIC when recording it is slower than the partner's sync MDN", async () => {
-	const id = await sendMessage(pair.a, partnerOnA, { compress: true });
+	const id = await sendMessage(pair.a, partnerOnA, { compress: true, payload: { content: largePayload() } });
 	const message = await settled(pair.a, id);
 	expect(message.errorCode).toBeNull();
 	expect(message.status).toBe("delivered");
 	expect(message.mdnData?.micMatches).toBe(true);
+	// A streamed body: its MIC is recorded once it has been read through, in a write of its own.
+	expect(micUpdates).toBe(1);
 	// The partner never held the whole message before its MIC was on record.
 	expect(micWhenReceived).toEqual([message.mic]);
 });
+
+it("records a small message's MIC in its move to processing, before the POST starts (issue #20)", async () => {
+	micWhenReceived.length = 0;
+	micUpdates = 0;
+	const id = await sendMessage(pair.a, partnerOnA, { compress: true });
+	const message = await settled(pair.a, id);
+	expect(message.status).toBe("delivered");
+	expect(message.mdnData?.micMatches).toBe(true);
+	// Built whole before the POST: no separate MIC write (one commit less per message).
+	expect(micUpdates).toBe(0);
+	expect(micWhenReceived).toEqual([message.mic]);
+});
+
+/** Larger than pack()'s buffered path takes (64 KiB), so the body streams. */
+function largePayload(): string {
+	return "ISA*00*0123456789~".repeat(6000);
+}

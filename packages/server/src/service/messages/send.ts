@@ -1,4 +1,4 @@
-import { As2Error, formatMic, isAs2Error, parseMdn } from "@as2kit/core";
+import { As2Error, bufferedBytes, formatMic, isAs2Error, type PackResult, parseMdn } from "@as2kit/core";
 import type { MessageRecord } from "@as2kit/core/store";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
@@ -41,17 +41,16 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
 		const at = now();
-		const message = await transitionMessage(
-			deps,
-			found,
-			["queued", "processing"],
-			{ status: "processing", attempts: found.attempts + 1, lastAttemptAt: at, details: withoutNextAttempt(found) },
-			() => [],
-			at,
-		);
-		if (!message) return;
-		const row = await configs.visiblePartner(message.tenantId, message.accountId, message.partnerId);
+		const starting = {
+			status: "processing" as const,
+			attempts: found.attempts + 1,
+			lastAttemptAt: at,
+			details: withoutNextAttempt(found),
+		};
+		const row = await configs.visiblePartner(found.tenantId, found.accountId, found.partnerId);
 		if (!row) {
+			const message = await transitionMessage(deps, found, ["queued", "processing"], starting, () => [], at);
+			if (!message) return;
 			await failMessage(
 				deps,
 				message,
@@ -64,17 +63,33 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		}
 		const partner = effectivePartner(row).record;
 		const settings = partner.settings;
-		const attempt = startOutboundAttempt(deps, message, partner.url, at);
+		const attempt = startOutboundAttempt(deps, { ...found, attempts: starting.attempts }, partner.url, at);
+		// Built before the move to `processing` (the build reads nothing the move changes): a small
+		// body is built whole, so its MIC is known now and is recorded in that move's commit, before
+		// the POST starts (issue #20: one commit less per message). A failed build is handled, as
+		// any failure of the attempt, once the attempt is counted.
+		const built = await buildOutbound(found, partner, {
+			keys,
+			blobs,
+			receiptUrl,
+			domain: messageIdDomain(config.publicUrl),
+			at,
+		}).catch((error: unknown) => ({ failure: error }));
+		const recordedMics =
+			!("failure" in built) && bufferedBytes(built.body) ? await attemptMics(starting.details, built) : null;
+		const message = await transitionMessage(
+			deps,
+			found,
+			["queued", "processing"],
+			{ ...starting, ...recordedMics },
+			() => [],
+			at,
+		);
+		if (!message) return;
 		// The answer of a transient refusal, for the attempt's record after the throw.
 		let refusal: { status: number; body: Uint8Array } | null = null;
 		try {
-			const built = await buildOutbound(message, partner, {
-				keys,
-				blobs,
-				receiptUrl,
-				domain: messageIdDomain(config.publicUrl),
-				at,
-			});
+			if ("failure" in built) throw built.failure;
 			attempt.built();
 			// Another worker may have claimed the job if this one stalled past its lease: that worker
 			// sends it (with the same Message-ID), this one must not send it at the same time.
@@ -88,23 +103,24 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				body: {
 					size: built.body.size,
 					async *open() {
-						// The MIC is known once the body has been read through, and must be on record
-						// before the partner holds the whole message: its MDN (sync, or async on another
-						// instance) may come back at once, and after a crash it must still match this
-						// attempt. So the last chunk waits until this attempt's MIC is stored.
+						const body = attempt.capture(built.body.open());
+						if (recordedMics) {
+							yield* body;
+							return;
+						}
+						// A streamed body's MIC is known once it has been read through, and must be on
+						// record before the partner holds the whole message: its MDN (sync, or async on
+						// another instance) may come back at once, and after a crash it must still match
+						// this attempt. So the last chunk waits until this attempt's MIC is stored.
 						let held: Uint8Array | null = null;
-						for await (const chunk of attempt.capture(built.body.open())) {
+						for await (const chunk of body) {
 							if (held) yield held;
 							held = chunk;
 						}
-						const mic = formatMic(await built.mic());
-						// Every MIC the partner's MDN may answer this attempt with: ours, and the same
-						// bytes' MIC in the algorithms partners fall back to (issue #17, defect 6).
-						const alternatives = (await built.alternativeMics()).map(formatMic);
-						const mics = [...((message.details.attempt_mics as string[] | undefined) ?? []), mic, ...alternatives];
-						await store.messages.update(message.id, { mic, details: { ...message.details, attempt_mics: mics } });
-						message.mic = mic;
-						message.details = { ...message.details, attempt_mics: mics };
+						const recorded = await attemptMics(message.details, built);
+						await store.messages.update(message.id, recorded);
+						message.mic = recorded.mic;
+						message.details = recorded.details;
 						if (held) yield held;
 					},
 				},
@@ -255,6 +271,18 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			});
 		}
 	};
+}
+
+/**
+ * The MIC of this attempt's body, added to the details' `attempt_mics`: every MIC the partner's
+ * MDN may answer this attempt with, ours and the same bytes' MIC in the algorithms partners
+ * fall back to (issue #17, defect 6).
+ */
+async function attemptMics(details: MessageRecord["details"], built: PackResult) {
+	const mic = formatMic(await built.mic());
+	const alternatives = (await built.alternativeMics()).map(formatMic);
+	const mics = [...((details.attempt_mics as string[] | undefined) ?? []), mic, ...alternatives];
+	return { mic, details: { ...details, attempt_mics: mics } };
 }
 
 /** The details without the time of a retry: this attempt is it. */
