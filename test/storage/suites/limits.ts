@@ -78,6 +78,24 @@ export const limitTests = {
 		expect(await store.usage.markThreshold({ ...counter, threshold: 75 })).toBe(false);
 		expect(await store.usage.markThreshold({ ...counter, threshold: 90 })).toBe(true);
 	},
+	"usage - several counters of one account and period added up at once": async ({ store }) => {
+		const counters = { accountId: "acc_000001", period: "2026-01" };
+		const get = (metric: string) => store.usage.get({ ...counters, metric });
+		expect(await store.usage.incrementMany({ ...counters, by: { messages: 1, bytes: 3_000_000_000 } })).toEqual({
+			messages: 1,
+			bytes: 3_000_000_000,
+		});
+		await store.usage.increment({ ...counters, metric: "messages", by: 4 });
+		await Promise.all(
+			Array.from({ length: 10 }, () => store.usage.incrementMany({ ...counters, by: { messages: 1, bytes: 10 } })),
+		);
+		expect(
+			await store.transaction((tx) => tx.usage.incrementMany({ ...counters, by: { messages: 1, bytes: 5 } })),
+		).toEqual({ messages: 16, bytes: 3_000_000_105 });
+		expect(await get("messages")).toBe(16);
+		expect(await get("bytes")).toBe(3_000_000_105);
+		expect(await store.usage.get({ ...counters, period: "2026-02", metric: "messages" })).toBe(0);
+	},
 	"usage - storage measured per account: payloads and wire captures within retention, replacing the last measure":
 		async ({ store }) => {
 			await twoAccounts(store);

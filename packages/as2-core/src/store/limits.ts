@@ -62,6 +62,15 @@ export interface RateLimitStore {
 export interface UsageStore {
 	/** Adds `by` to the counter and returns its new value. */
 	increment(options: { accountId: string; period: string; metric: string; by: number }): Promise<number>;
+	/**
+	 * Adds to several counters of one account and period at once (one statement: a message
+	 * counts itself and its bytes) and returns their new values, by metric.
+	 */
+	incrementMany(options: {
+		accountId: string;
+		period: string;
+		by: Record<string, number>;
+	}): Promise<Record<string, number>>;
 	get(options: { accountId: string; period: string; metric: string }): Promise<number>;
 	/** Records that `threshold` fired for the counter; true only the first time. */
 	markThreshold(options: { accountId: string; period: string; metric: string; threshold: number }): Promise<boolean>;

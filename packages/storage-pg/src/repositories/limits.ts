@@ -56,6 +56,18 @@ export function createRateLimitStore(runner: Runner): RateLimitStore {
 const counterOf = (accountId: string, period: string, metric: string) =>
 	and(eq(usageCounters.accountId, accountId), eq(usageCounters.period, period), eq(usageCounters.metric, metric));
 
+/** The upsert of `rows` counters, memoised by their number (each text is a prepared statement). */
+const incrementRows = (() => {
+	const texts: string[] = [];
+	return (rows: number) =>
+		(texts[rows] ??= `insert into "usage_counters" ("account_id", "period", "metric", "value") values ${Array.from(
+			{ length: rows },
+			(_, i) => `($${4 * i + 1}, $${4 * i + 2}, $${4 * i + 3}, $${4 * i + 4})`,
+		).join(", ")}
+	on conflict ("account_id", "period", "metric") do update set "value" = "usage_counters"."value" + excluded."value"
+	returning "metric", "value"`);
+})();
+
 export function createUsageStore(runner: Runner): UsageStore {
 	return {
 		// Every live message counts twice: a prepared statement on the hot path (pg-raw-table.ts).
@@ -63,6 +75,19 @@ export function createUsageStore(runner: Runner): UsageStore {
 			runner
 				.query<{ value: string }>(INCREMENT, [accountId, period, metric, by])
 				.then(([row]) => usageCounters.value.mapFromDriverValue(row!.value) as number),
+		incrementMany: ({ accountId, period, by }) => {
+			const counters = Object.entries(by);
+			return runner
+				.query<{ metric: string; value: string }>(
+					incrementRows(counters.length),
+					counters.flatMap(([metric, value]) => [accountId, period, metric, value]),
+				)
+				.then((rows) =>
+					Object.fromEntries(
+						rows.map((row) => [row.metric, usageCounters.value.mapFromDriverValue(row.value) as number]),
+					),
+				);
+		},
 		get: ({ accountId, period, metric }) =>
 			runner
 				.run((db) =>

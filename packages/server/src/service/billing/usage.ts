@@ -78,8 +78,11 @@ export async function countReceivedMessage(
 ): Promise<void> {
 	if (message.signed) return countLiveMessage(tx, account, config, message.bytes, at);
 	const period = billingPeriod(at).key;
-	await tx.usage.increment({ accountId: account.id, period, metric: "unsigned_received_messages", by: 1 });
-	await tx.usage.increment({ accountId: account.id, period, metric: "unsigned_received_bytes", by: message.bytes });
+	await tx.usage.incrementMany({
+		accountId: account.id,
+		period,
+		by: { unsigned_received_messages: 1, unsigned_received_bytes: message.bytes },
+	});
 }
 
 /**
@@ -95,13 +98,12 @@ export async function countLiveMessage(
 	at: Date,
 ): Promise<void> {
 	const period = billingPeriod(at);
-	const current = await tx.usage.increment({
+	const counted = await tx.usage.incrementMany({
 		accountId: account.id,
 		period: period.key,
-		metric: "live_messages",
-		by: 1,
+		by: { live_messages: 1, live_bytes: bytes },
 	});
-	await tx.usage.increment({ accountId: account.id, period: period.key, metric: "live_bytes", by: bytes });
+	const current = counted.live_messages!;
 	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
 	if (limit === null) return;
 	for (const threshold of THRESHOLDS) {
