@@ -4,7 +4,7 @@ import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
 import { events, jobs } from "../schema.ts";
-import { NEXT_VALUE } from "./ids.ts";
+import { EVENT_SEQUENCE, missingSequence } from "./event-seq.ts";
 
 // Every change appends events: plain SQL on the hot path (raw-table.ts).
 const RAW = rawTable(events);
@@ -22,10 +22,22 @@ const withSubject = (event: EventRecord) => ({
 	subjectId: typeof event.data.id === "string" ? event.data.id : null,
 });
 
+/**
+ * An event under a new id made of its own seq, in one statement: the row takes the next seq
+ * (event-seq.ts) and `evt_` + that seq, formatted as formatId does.
+ */
+const SEQ_COLUMN = RAW.columns.split(", ").indexOf('"seq"');
+const ID_COLUMN = RAW.columns.split(", ").indexOf('"id"');
+const APPEND_NEW = `insert into "events" (${RAW.columns}) select ${RAW.columns
+	.split(", ")
+	.map((_, i) => (i === SEQ_COLUMN ? '"next"' : i === ID_COLUMN ? `printf('evt_%06d', "next")` : "?"))
+	.join(", ")} from (select "seq" + 1 as "next" from ${EVENT_SEQUENCE})`;
+
 function appendNew(client: Database.Database, event: Omit<EventRecord, "id">): string {
-	const id = formatId("evt_", (client.prepare(NEXT_VALUE).get("evt_") as { value: number }).value);
-	client.prepare(RAW.insertSql).run(...RAW.toParams(withSubject({ ...event, id })));
-	return id;
+	const params = RAW.toParams(withSubject({ ...event, id: "" })).filter((_, i) => i !== SEQ_COLUMN && i !== ID_COLUMN);
+	const { changes, lastInsertRowid } = client.prepare(APPEND_NEW).run(...params);
+	if (changes === 0) missingSequence();
+	return formatId("evt_", Number(lastInsertRowid));
 }
 
 export function createEventStore(exec: Exec): EventStore {
