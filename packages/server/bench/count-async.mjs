@@ -14,8 +14,9 @@
 // has its stack's first frames recorded, counted as that many. The hook itself slows the process:
 // read the counts, not its CPU. At exit the counts go to <dir>/<AS2_DATA_DIR's name or "pid-N">.json.
 import { createHook } from "node:async_hooks";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { countFiles } from "./count-files.mjs";
 
 const dir = process.env.BENCH_ASYNC_COUNTS;
 const asCommand = process.argv[1] && import.meta.filename === process.argv[1];
@@ -65,16 +66,9 @@ function siteOf(stack) {
 }
 
 function report(args) {
-	const [from, messagesArg] = args;
-	const messages = Number(messagesArg);
-	const topIndex = args.indexOf("--top");
-	const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
-	if (!from || !(messages > 0)) {
-		console.error("usage: node count-async.mjs <dir> <messages> [--top N]");
-		process.exit(2);
-	}
-	for (const file of readdirSync(from).filter((f) => f.endsWith(".json"))) {
-		const { types, sites } = JSON.parse(readFileSync(join(from, file), "utf8"));
+	const { messages, top, files } = countFiles(args, "count-async.mjs");
+	for (const { file, data } of files) {
+		const { types, sites } = data;
 		const perMessage = (n) => (n / messages).toFixed(1);
 		const kinds = types.sort((a, b) => b[1] - a[1]).filter(([, n]) => n / messages >= 0.1);
 		console.log(`\n${file}, per message: ${kinds.map(([type, n]) => `${type} ${perMessage(n)}`).join(", ")}`);

@@ -12,10 +12,11 @@
 // <dir>/<AS2_DATA_DIR's name or "pid-N">.json (the bench names instances "as2kit-bench-sender-…").
 // Set-up (accounts, partners, certificates) is counted too: a few statements, spread over the
 // messages. As a command, it prints each process's statements per message.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { countFiles } from "./count-files.mjs";
 
 const dir = process.env.BENCH_QUERY_COUNTS;
 const asCommand = process.argv[1] && import.meta.filename === process.argv[1];
@@ -68,16 +69,9 @@ function preload(dir) {
 }
 
 function report(args) {
-	const [from, messagesArg] = args;
-	const messages = Number(messagesArg);
-	const topIndex = args.indexOf("--top");
-	const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
-	if (!from || !(messages > 0)) {
-		console.error("usage: node count-queries.mjs <dir> <messages> [--top N]");
-		process.exit(2);
-	}
-	for (const file of readdirSync(from).filter((f) => f.endsWith(".json"))) {
-		const counts = Object.entries(JSON.parse(readFileSync(join(from, file), "utf8"))).sort((a, b) => b[1] - a[1]);
+	const { messages, top, files } = countFiles(args, "count-queries.mjs");
+	for (const { file, data } of files) {
+		const counts = Object.entries(data).sort((a, b) => b[1] - a[1]);
 		const total = counts.reduce((sum, [, n]) => sum + n, 0);
 		console.log(`\n${file}: ${(total / messages).toFixed(2)} statements per message (${total} in all)`);
 		for (const [text, n] of counts.slice(0, top)) {
