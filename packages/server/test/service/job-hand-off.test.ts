@@ -173,21 +173,27 @@ describe("job hand-off to the local worker", () => {
 		expect(await store.jobs.get(job.id)).toBeNull();
 	});
 
-	it("wakes the worker after handing off a job when the transaction wrote other jobs (an event's fan-out), else not", async () => {
-		let ran = false;
+	/** A 4-slot worker that runs "gated" jobs, and the deps of a hand-off that count its wakes. */
+	async function wakeProbe() {
+		const probe = { ran: false, wakes: 0, deps: undefined as unknown as ServiceDeps };
 		const worker = await idleWorker(
 			{
 				gated: async () => {
-					ran = true;
+					probe.ran = true;
 				},
 			},
 			4,
 		);
-		let wakes = 0;
-		const deps = {
+		probe.deps = {
 			reserveWorker: (kind: string) => worker.reserve(kind),
-			wake: () => wakes++,
+			wake: () => probe.wakes++,
 		} as unknown as ServiceDeps;
+		return probe;
+	}
+
+	it("wakes the worker after handing off a job when the transaction wrote other jobs (an event's fan-out), else not", async () => {
+		const probe = await wakeProbe();
+		const { deps } = probe;
 		const submit = async (withFanOut: boolean) => {
 			const handOff = prepareHandOff(deps);
 			await store.transaction(async (transaction) => {
@@ -198,30 +204,18 @@ describe("job hand-off to the local worker", () => {
 			handOff.committed();
 		};
 		await submit(false);
-		await waitFor(() => ran);
-		expect(wakes).toBe(0);
-		ran = false;
+		await waitFor(() => probe.ran);
+		expect(probe.wakes).toBe(0);
+		probe.ran = false;
 		await submit(true);
-		await waitFor(() => ran);
-		expect(wakes).toBe(1);
+		await waitFor(() => probe.ran);
+		expect(probe.wakes).toBe(1);
 		expect((await store.jobs.list({ kind: "fan-out" }))[0]?.lockedBy).toBeNull();
 	});
 
 	it("wakes the worker after handing off a job when the transaction's event got a fan-out job, not when it got none", async () => {
-		let ran = false;
-		const worker = await idleWorker(
-			{
-				gated: async () => {
-					ran = true;
-				},
-			},
-			4,
-		);
-		let wakes = 0;
-		const deps = {
-			reserveWorker: (kind: string) => worker.reserve(kind),
-			wake: () => wakes++,
-		} as unknown as ServiceDeps;
+		const probe = await wakeProbe();
+		const { deps } = probe;
 		const at = clock.now();
 		await store.webhookEndpoints.create({
 			id: "wh_hand_off",
@@ -250,12 +244,12 @@ describe("job hand-off to the local worker", () => {
 			handOff.committed();
 		};
 		await submit("acc_plain");
-		await waitFor(() => ran);
-		expect(wakes).toBe(0);
-		ran = false;
+		await waitFor(() => probe.ran);
+		expect(probe.wakes).toBe(0);
+		probe.ran = false;
 		await submit("acc_hooked");
-		await waitFor(() => ran);
-		expect(wakes).toBe(1);
+		await waitFor(() => probe.ran);
+		expect(probe.wakes).toBe(1);
 		expect(await store.jobs.list({ kind: "fan-out" })).toHaveLength(1);
 	});
 });

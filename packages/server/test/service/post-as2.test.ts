@@ -233,16 +233,19 @@ const fourBytes = {
 	},
 };
 
+/** A four-byte exchange with the test partner, with generous timeouts the signal must beat. */
+const fourByteExchange = (url: string) => ({
+	url,
+	guard,
+	headers: [],
+	body: fourBytes,
+	idleTimeoutMs: 10_000,
+	totalTimeoutMs: 60_000,
+});
+
 it("stops on the caller's signal, already aborted or aborted in flight, without calling it a timeout", async () => {
 	const partner = await countingPartner(true);
-	const common = {
-		url: partner.url,
-		guard,
-		headers: [],
-		body: fourBytes,
-		idleTimeoutMs: 10_000,
-		totalTimeoutMs: 60_000,
-	};
+	const common = fourByteExchange(partner.url);
 	const already = await postAs2({ ...common, signal: AbortSignal.abort(new Error("lease lost")) }).catch((e) => e);
 	expect(already.code).toBe("PARTNER_UNREACHABLE");
 	expect(already.message).not.toMatch(/within/);
@@ -272,15 +275,7 @@ it("leaves no listener on the caller's signal once the exchange is over", async 
 		remove(...args);
 	};
 	for (let i = 0; i < 3; i++) {
-		const result = await postAs2({
-			url: partner.url,
-			guard,
-			headers: [],
-			body: fourBytes,
-			idleTimeoutMs: 10_000,
-			totalTimeoutMs: 60_000,
-			signal: lease.signal,
-		});
+		const result = await postAs2({ ...fourByteExchange(partner.url), signal: lease.signal });
 		expect(result.status).toBe(200);
 	}
 	expect(listeners).toBe(0);
