@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -7,12 +7,17 @@ import { afterAll, afterEach, expect, it } from "vitest";
 import { postAs2 } from "../../src/service/transport/post-as2.ts";
 import { createTargetGuard } from "../../src/service/transport/target-guard.ts";
 import { makeCertificates } from "../helpers/certs.ts";
+import { createTestPki } from "../helpers/tls.ts";
 
 /** These partners listen on loopback: the deployment allows private targets (AS2_ALLOW_PRIVATE_TARGETS=1). */
 const guard = createTargetGuard({ allowPrivateTargets: true });
 
 const certs = makeCertificates();
-afterAll(() => rmSync(certs.dir, { recursive: true, force: true }));
+const pki = createTestPki();
+afterAll(() => {
+	rmSync(certs.dir, { recursive: true, force: true });
+	rmSync(pki.dir, { recursive: true, force: true });
+});
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -205,6 +210,33 @@ it("checks a pinned certificate once per connection, and leaves no listener on a
 	expect(warnings).not.toContain("MaxListenersExceededWarning");
 	// The pin is still enforced on a new connection (another pin: another agent, another socket).
 	await expect(post("00".repeat(32))).rejects.toThrow(/pinned/);
+});
+
+it("verifies the partner by its CA over a kept-alive connection, and never reuses that connection under another CA", async () => {
+	const server = createHttpsServer({ key: readFileSync(pki.keyPath), cert: readFileSync(pki.certPath) }, (req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	let connections = 0;
+	server.on("secureConnection", () => connections++);
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => {
+		server.closeAllConnections();
+		return new Promise((resolve) => server.close(() => resolve()));
+	};
+	const post = (caPem: string | null) =>
+		postAs2({
+			...fourByteExchange(`https://127.0.0.1:${(server.address() as AddressInfo).port}/as2`),
+			tls: { caPem, pinnedSha256: null },
+		});
+	for (let i = 0; i < 3; i++) expect((await post(pki.caPem)).status).toBe(200);
+	expect(connections).toBe(1);
+	// Another CA (the connection to the same address stays in the first CA's pool), and none:
+	// neither the system roots nor the kept-alive socket vouch for this server.
+	const otherCa = certs.selfSigned("another-ca").certPem;
+	await expect(post(otherCa)).rejects.toThrow(/certificate/);
+	await expect(post(null)).rejects.toThrow(/certificate/);
+	expect(connections).toBe(1);
 });
 
 /** A partner that reads the whole body and answers `ok`, counting the requests it got. */

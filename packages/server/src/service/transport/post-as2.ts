@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { TLSSocket } from "node:tls";
+import { createSecureContext, type TLSSocket } from "node:tls";
 import { As2Error } from "@as2kit/core";
 import { RefusedTarget, type TargetGuard } from "./target-guard.ts";
 import { type TransportTrace, traceExchange } from "./transport-trace.ts";
@@ -54,7 +54,8 @@ export function unreachable(message: string, cause?: unknown): As2Error {
 	return new As2Error("PARTNER_UNREACHABLE", message, { details: { transient: true }, cause });
 }
 
-const agents = new Map<string, HttpAgent | HttpsAgent>();
+/** By TLS policy without the CA (`protocol|allowsPrivate|pin`), then by the CA's PEM. */
+const agents = new Map<string, Map<string, HttpAgent | HttpsAgent>>();
 
 /**
  * An idle kept-alive connection is closed by us after this long, or a second before the
@@ -72,8 +73,14 @@ const IDLE_CONNECTION_MS = 4000;
  * where they are not.
  */
 function agentFor(url: URL, tls: PostOptions["tls"], guard: TargetGuard): HttpAgent | HttpsAgent {
-	const key = `${url.protocol}|${guard.allowsPrivate}|${tls?.caPem ?? ""}|${tls?.pinnedSha256 ?? ""}`;
-	let agent = agents.get(key);
+	const policy = `${url.protocol}|${guard.allowsPrivate}|${tls?.pinnedSha256 ?? ""}`;
+	const caPem = tls?.caPem ?? "";
+	let byCa = agents.get(policy);
+	if (!byCa) {
+		byCa = new Map();
+		agents.set(policy, byCa);
+	}
+	let agent = byCa.get(caPem);
 	if (!agent) {
 		agent =
 			url.protocol === "https:"
@@ -81,15 +88,32 @@ function agentFor(url: URL, tls: PostOptions["tls"], guard: TargetGuard): HttpAg
 						keepAlive: true,
 						timeout: IDLE_CONNECTION_MS,
 						maxSockets: 64,
-						minVersion: "TLSv1.2",
-						...(tls?.caPem ? { ca: tls.caPem } : {}),
+						// The partner's CA as a context made once, not as `ca`: Node's https agent names
+						// its pool of every request by its TLS options, the whole PEM included, and
+						// looks that long name up several times per request (issue #20). The context
+						// replaces the system roots by the CA and holds the minimum version.
+						...(caPem
+							? { secureContext: createSecureContext({ ca: caPem, minVersion: "TLSv1.2" }) }
+							: { minVersion: "TLSv1.2" as const }),
 						// A pinned certificate is trusted for itself, even self-signed; pinning is then checked on connect.
-						rejectUnauthorized: !(tls?.pinnedSha256 && !tls.caPem),
+						rejectUnauthorized: !(tls?.pinnedSha256 && !caPem),
 					})
 				: new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, maxSockets: 64 });
-		agents.set(key, agent);
+		byCa.set(caPem, agent);
 	}
 	return agent;
+}
+
+/**
+ * What a stopped exchange fails with, as Node's own `signal` option made it: the exchange is
+ * stopped by destroying its request directly, because a `signal` on each request cost some
+ * 20 us (an AbortSignal and Node's end-of-stream watch of the request, issue #20).
+ */
+function abortError(reason: unknown): Error {
+	return Object.assign(new Error("The operation was aborted", { cause: reason }), {
+		name: "AbortError",
+		code: "ABORT_ERR",
+	});
 }
 
 /**
@@ -114,16 +138,21 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 	if (options.chunked) headers["Transfer-Encoding"] = "chunked";
 	else headers["Content-Length"] = String(options.body.size);
 	const started = performance.now();
-	const abort = new AbortController();
+	let current: ClientRequest | null = null;
+	let stopped: Error | null = null;
+	const stop = (reason?: unknown) => {
+		stopped ??= abortError(reason);
+		current?.destroy(stopped);
+	};
 	let timedOut = false;
 	const total = setTimeout(() => {
 		timedOut = true;
-		abort.abort();
+		stop();
 	}, options.totalTimeoutMs);
-	// The caller's signal (the send job's lease) aborts the same controller: `AbortSignal.any`
+	// The caller's signal (the send job's lease) stops the exchange too: `AbortSignal.any`
 	// cost 20 us per exchange on Node 20 (its weak references and their finalization), a
 	// listener 5 us (issue #20).
-	const stopOnCallerAbort = () => abort.abort(options.signal?.reason);
+	const stopOnCallerAbort = () => stop(options.signal?.reason);
 	if (options.signal?.aborted) stopOnCallerAbort();
 	else options.signal?.addEventListener("abort", stopOnCallerAbort, { once: true });
 	const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -135,8 +164,9 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 				headers,
 				agent: agentFor(url, options.tls, options.guard),
 				lookup: options.guard.lookup,
-				signal: abort.signal,
 			});
+			current = request;
+			if (stopped) request.destroy(stopped);
 			request.setTimeout(options.idleTimeoutMs, () =>
 				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
 			);
@@ -184,7 +214,7 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 	}
 }
 
-async function writeBody(request: import("node:http").ClientRequest, body: PostBody): Promise<void> {
+async function writeBody(request: ClientRequest, body: PostBody): Promise<void> {
 	for await (const chunk of body.open()) {
 		if (request.destroyed) return;
 		if (!request.write(chunk)) await drained(request);
@@ -197,7 +227,7 @@ async function writeBody(request: import("node:http").ClientRequest, body: PostB
  * listeners: a large body waits thousands of times, and listeners left behind on each wait
  * piled up on the request (MaxListenersExceededWarning, and every emit walking them all).
  */
-function drained(request: import("node:http").ClientRequest): Promise<void> {
+function drained(request: ClientRequest): Promise<void> {
 	return new Promise<void>((resolve, reject) => {
 		const settle = (error?: Error) => {
 			request.off("drain", onDrain);
