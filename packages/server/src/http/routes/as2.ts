@@ -1,6 +1,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { answerHeaders } from "../answer-headers.ts";
 import type { AppEnv } from "../context.ts";
 import { doc } from "../openapi.ts";
 import { requestHeaderPairs } from "../request-header-pairs.ts";
@@ -26,10 +27,10 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			clientIp: clientIp(c),
 			log: c.var.log,
 		});
-		const body = response.body;
-		return new Response(body.byteLength > 0 ? (body as Uint8Array<ArrayBuffer>) : null, {
+		const body = response.body.byteLength > 0 ? (response.body as Uint8Array<ArrayBuffer>) : null;
+		return new Response(body, {
 			status: response.status,
-			headers: response.headers,
+			headers: answerHeaders(response.headers, body?.byteLength ?? null) as Record<string, string>,
 		});
 	};
 	const description = doc({
