@@ -1,5 +1,16 @@
-import { getTableColumns, getTableName } from "drizzle-orm";
+import { Column, getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+
+type Mapping = ((value: unknown) => unknown) | null;
+
+/**
+ * A column's own driver mapping (JSON text, epoch milliseconds, 0/1), or null where drizzle's
+ * is the identity (plain text, integers, reals): most columns, skipped rather than called for
+ * every value of every row (issue #20).
+ */
+function mappingOf(column: Column, direction: "mapToDriverValue" | "mapFromDriverValue"): Mapping {
+	return column[direction] === Column.prototype[direction] ? null : column[direction].bind(column);
+}
 
 /**
  * Plain-SQL access to a table for the hottest queries, where building the statement with
@@ -10,6 +21,10 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 	const columns = Object.entries(getTableColumns(table)) as [string, (typeof table)["_"]["columns"][string]][];
 	const name = getTableName(table);
 	const list = columns.map(([, column]) => `"${column.name}"`).join(", ");
+	const columnKeys = columns.map(([key]) => key);
+	const encoders = columns.map(([, column]) => mappingOf(column, "mapToDriverValue"));
+	const decoders = columns.map(([, column]) => mappingOf(column, "mapFromDriverValue"));
+	const names = columns.map(([, column]) => column.name);
 	const keyed = new Map(columns);
 	const byKey = (key: string) => {
 		const column = keyed.get(key);
@@ -24,11 +39,13 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 		/** `insert into "t" ("a", …) values (?, …)` taking `toParams(record)`. */
 		insertSql: `insert into "${name}" (${list}) values (${columns.map(() => "?").join(", ")})`,
 		toParams(record: object): unknown[] {
-			return columns.map(([key, column]) => {
-				const value = (record as Record<string, unknown>)[key];
-				if (value === undefined || value === null) return null;
-				return column.mapToDriverValue(value);
-			});
+			const params = new Array<unknown>(columnKeys.length);
+			for (let i = 0; i < columnKeys.length; i++) {
+				const value = (record as Record<string, unknown>)[columnKeys[i]!];
+				const encode = encoders[i];
+				params[i] = value === undefined || value === null ? null : encode ? encode(value) : value;
+			}
+			return params;
 		},
 		/** `"alias"."a", "alias"."b", …`: this table's columns in a join read as arrays (fromArray). */
 		qualifiedColumns(alias: string): string {
@@ -55,10 +72,10 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 		/** A row read in raw (array) mode, this table's columns starting at `start`. */
 		fromArray(values: unknown[], start = 0): T["$inferSelect"] {
 			const out: Record<string, unknown> = {};
-			for (let i = 0; i < columns.length; i++) {
-				const [key, column] = columns[i]!;
+			for (let i = 0; i < columnKeys.length; i++) {
 				const value = values[start + i];
-				out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+				const decode = decoders[i];
+				out[columnKeys[i]!] = value === null || value === undefined ? null : decode ? decode(value) : value;
 			}
 			return out as T["$inferSelect"];
 		},
@@ -71,9 +88,10 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 		width: columns.length,
 		fromRow(row: Record<string, unknown>): T["$inferSelect"] {
 			const out: Record<string, unknown> = {};
-			for (const [key, column] of columns) {
-				const value = row[column.name];
-				out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+			for (let i = 0; i < columnKeys.length; i++) {
+				const value = row[names[i]!];
+				const decode = decoders[i];
+				out[columnKeys[i]!] = value === null || value === undefined ? null : decode ? decode(value) : value;
 			}
 			return out as T["$inferSelect"];
 		},
