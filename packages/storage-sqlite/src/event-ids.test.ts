@@ -107,4 +107,13 @@ describe("event ids from the events' own seq", () => {
 		expect(await listed(store, "evt_000009")).toEqual(["evt_000010"]);
 		expect(peek().prepare("SELECT count(*) FROM sequences WHERE prefix = 'evt_'").pluck().get()).toBe(0);
 	});
+
+	it("refuses an event when sqlite_sequence has lost its row for events, and writes nothing", async () => {
+		const store = open();
+		await store.events.appendNew(fields(1));
+		const raw = peek();
+		raw.prepare("DELETE FROM sqlite_sequence WHERE name = 'events'").run();
+		await expect(store.events.appendNew(fields(2))).rejects.toThrow(/sqlite_sequence has no row for events/);
+		expect(raw.prepare("SELECT count(*) FROM events").pluck().get()).toBe(1);
+	});
 });
