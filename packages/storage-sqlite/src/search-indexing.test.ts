@@ -66,6 +66,32 @@ describe("search indexing in batches", () => {
 		expect([db.queued(), db.indexed("4711")]).toEqual([0, ["msg_000001"]]);
 	});
 
+	it("queues a message in its insert's transaction: a failed insert or a rolled-back one queues nothing", async () => {
+		const store = open({ searchIndexing: false });
+		const db = peek();
+		await store.messages.create(message("msg_000001", { subject: "Invoice 4711" }));
+		await expect(store.messages.create(message("msg_000001", { subject: "Invoice 4712" }))).rejects.toMatchObject({
+			code: "CONFLICT",
+		});
+		await expect(
+			store.transaction(async (tx) => {
+				await tx.messages.create(message("msg_000002", { subject: "Invoice 4713" }));
+				throw new Error("rolled back");
+			}),
+		).rejects.toThrow("rolled back");
+		expect(db.queued()).toBe(1);
+		expect(await found(store, "Invoice")).toEqual(["msg_000001"]);
+	});
+
+	it("queues without a trigger on the message's insert (migration 0018: no statement journal per insert)", () => {
+		open({ searchIndexing: false });
+		const triggers = peek()
+			.raw.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages' ORDER BY name")
+			.pluck()
+			.all();
+		expect(triggers).toEqual(["messages_search_delete", "messages_search_update"]);
+	});
+
 	it("indexes queued messages on its timer, batch after batch, keys in insertion order", async () => {
 		const store = open({ searchIndexing: { intervalMs: 10 } });
 		const db = peek();

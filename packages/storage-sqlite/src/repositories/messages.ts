@@ -21,6 +21,14 @@ const ADD_REJECTED_MDN = `update "messages" set "rejected_mdns" = (
 	where "key" > json_array_length("rejected_mdns") - ?
 ) where "id" = ? returning ${RAW.columns}`;
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
+/** A new message waits here for search indexing (search-indexing.ts; migration 0018 says why not a trigger). */
+const QUEUE_FOR_SEARCH = `insert into "message_search_pending" ("message_pk") values (?)`;
+
+/** A message and its place in the search queue, in the caller's transaction. */
+function insertMessage(db: Db, message: MessageRecord): void {
+	db.$client.prepare(RAW.insertSql).run(...RAW.toParams(message));
+	db.$client.prepare(QUEUE_FOR_SEARCH).run(message.id);
+}
 
 /**
  * A message row read as an array (raw mode): better-sqlite3 builds an object of ~40 keys for
@@ -47,11 +55,11 @@ function updateMessage(db: Db, update: string, params: unknown[], id: string): M
 
 export function createMessageStore(exec: Exec): MessageStore {
 	return {
-		create: (message) => exec((db) => void db.$client.prepare(RAW.insertSql).run(...RAW.toParams(message))),
+		create: (message) => exec((db) => insertMessage(db, message)),
 		createNew: (message) =>
 			exec((db) => {
 				const id = formatId("msg_", (db.$client.prepare(NEXT_VALUE).get("msg_") as { value: number }).value);
-				db.$client.prepare(RAW.insertSql).run(...RAW.toParams({ ...message, id }));
+				insertMessage(db, { ...message, id });
 				return id;
 			}),
 		get: (tenantId, id) =>
