@@ -39,6 +39,15 @@ export class SqliteConnection {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
 		}
+		// The common case, no transaction in front and no other connection's lock, runs at once:
+		// the retry loop's clock and promises only when SQLite answered busy.
+		if (!this.locked) {
+			try {
+				return translate(() => this.atomically(op));
+			} catch (error) {
+				if (!isBusy(error)) throw error;
+			}
+		}
 		return this.whileBusy(async () => {
 			if (!this.locked) return translate(() => this.atomically(op));
 			await this.acquire();
@@ -60,7 +69,13 @@ export class SqliteConnection {
 			// IMMEDIATE takes the write lock up front, so two processes on one file cannot both
 			// read and then fail to upgrade (SQLITE_BUSY inside the transaction).
 			const client = this.db.$client;
-			await this.whileBusy(() => client.prepare("BEGIN IMMEDIATE").run());
+			const begin = client.prepare("BEGIN IMMEDIATE");
+			try {
+				begin.run();
+			} catch (error) {
+				if (!isBusy(error)) throw error;
+				await this.whileBusy(() => begin.run());
+			}
 			try {
 				const result = await this.insideTransaction.run(this, fn);
 				client.prepare("COMMIT").run();
