@@ -2,6 +2,7 @@ import type { ClaimOptions, JobLease, JobRecord } from "@as2kit/core/store";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SEND_JOB } from "../../src/service/messages/send-job-kind.ts";
 import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
+import { eventually } from "../helpers/worker.ts";
 
 /**
  * A submitted message's send job is written leased to the submitting instance's worker and run
@@ -12,6 +13,8 @@ let pair: Awaited<ReturnType<typeof startPair>>;
 let partner: string;
 const claimed: { options: ClaimOptions; took: JobRecord[] }[] = [];
 const handedOff: { job: JobRecord; lease: JobLease }[] = [];
+/** The ids the sender's send jobs read with `messages.getById` (a root read of its own). */
+const readById: string[] = [];
 
 beforeAll(async () => {
 	pair = await startPair();
@@ -23,6 +26,12 @@ beforeAll(async () => {
 		const took = await claim(options);
 		claimed.push({ options, took });
 		return took;
+	};
+	const messages = pair.a.server.store.messages;
+	const getById = messages.getById.bind(messages);
+	messages.getById = async (id) => {
+		readById.push(id);
+		return getById(id);
 	};
 	// Jobs written in a transaction go through the transaction's own job store.
 	const store = pair.a.server.store;
@@ -64,7 +73,62 @@ it("runs a submitted message's send job on this instance's worker, with no claim
 	// This process's worker (host:pid:random), not another's.
 	expect(handed?.job.lockedBy).toContain(`:${process.pid}:`);
 	expect(claimed.flatMap(({ took }) => took).filter((job) => job.payload.messageId === id)).toEqual([]);
+	// The job started from the record its submission committed with it: no read of its own.
+	expect(readById.filter((read) => read === id)).toEqual([]);
 	expect(await receivedCopies(message.messageId)).toBe(1);
+});
+
+it("a handed-off send job whose message moved on before it ran neither sends it nor overwrites the move", async () => {
+	const { a } = pair;
+	const deps = a.server.service.deps;
+	const reserveWorker = deps.reserveWorker;
+	const moved = { at: new Date(0), ran: false };
+	// A newer state written between the commit and the job's start, as only a writer that ignores
+	// the lease could: the job then starts from a stale record, and its conditional move must fail.
+	deps.reserveWorker = (kind) => {
+		const slot = reserveWorker(kind);
+		if (!slot) return null;
+		let handed = false;
+		return {
+			workerId: slot.workerId,
+			leaseMs: slot.leaseMs,
+			// The hand-off releases the slot once it has handed the job to it: a no-op then.
+			release: () => handed || slot.release(),
+			runClaimed(job, record) {
+				handed = true;
+				void (async () => {
+					moved.at = new Date();
+					await a.server.store.messages.transition(String(job.payload.messageId), ["queued"], {
+						status: "failed",
+						failedAt: moved.at,
+						errorCode: "CANCELLED",
+						errorMessage: "moved on by the test",
+						updatedAt: moved.at,
+					});
+					moved.ran = true;
+					slot.runClaimed(job, record);
+				})();
+			},
+		};
+	};
+	let id: string;
+	try {
+		id = await sendMessage(a, partner, { mdn_mode: "sync" });
+	} finally {
+		deps.reserveWorker = reserveWorker;
+	}
+	expect(handedOff.filter(({ job }) => job.payload.messageId === id)).toHaveLength(1);
+	// The job ran (and ended) with the stale record: it is gone once its worker completed it.
+	await eventually(
+		async () =>
+			moved.ran && (await a.server.store.jobs.list({ kind: SEND_JOB })).every((job) => job.payload.messageId !== id),
+		"the send job to end",
+		60_000,
+	);
+	const message = await a.server.store.messages.getById(id);
+	expect(message).toMatchObject({ status: "failed", errorCode: "CANCELLED", attempts: 0, updatedAt: moved.at });
+	expect(await a.server.store.messageAttempts.list(message!.tenantId, id)).toEqual([]);
+	expect(await receivedCopies(message!.messageId)).toBe(0);
 });
 
 it("sends, once, a handed-off job whose worker died right after the commit, when its lease runs out", async () => {
@@ -90,5 +154,7 @@ it("sends, once, a handed-off job whose worker died right after the commit, when
 	expect(takers[0]!.options.now.getTime()).toBeGreaterThan(handed!.lease.lockedUntil.getTime());
 	expect(takers[0]!.took.find((job) => job.payload.messageId === id)).toMatchObject({ attempts: 2 });
 	expect(message.attempts).toBe(1);
+	// Claimed by a poll, not handed off: the job read the message.
+	expect(readById.filter((read) => read === id).length).toBeGreaterThan(0);
 	expect(await receivedCopies(message.messageId)).toBe(1);
 });

@@ -75,14 +75,15 @@ async function idleWorker(handlers: Parameters<typeof createWorker>[0]["handlers
 	return worker;
 }
 
-async function handOff(slot: WorkerSlot, n: number): Promise<JobRecord> {
+async function handOff(slot: WorkerSlot, n: number, options: { handedOff?: unknown; before?: () => void } = {}) {
 	const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
 	const job = (await store.jobs.enqueueClaimed(
 		{ kind: "gated", payload: { n }, runAt: clock.now() },
 		clock.now(),
 		lease,
 	))!;
-	slot.runClaimed(job);
+	options.before?.();
+	slot.runClaimed(job, options.handedOff);
 	return job;
 }
 
@@ -98,6 +99,27 @@ describe("job hand-off to the local worker", () => {
 		await waitFor(async () => (await store.jobs.get(job.id)) === null);
 		expect(claims).toHaveLength(1);
 		expect(claims[0]?.took).toEqual([]);
+	});
+
+	it("gives the handler what was handed off with the job only while the lease set with it holds", async () => {
+		const seen: unknown[] = [];
+		const worker = await idleWorker(
+			{
+				gated: async (_job, context) => {
+					seen.push(context.handedOff);
+				},
+			},
+			2,
+		);
+		await handOff(worker.reserve("gated")!, 1, { handedOff: "the record" });
+		await waitFor(() => seen.length === 1);
+		// The job starts after its lease ran out (a stalled process): another worker may have run
+		// it meanwhile, so what was handed off may be stale, and the handler must read the store.
+		await handOff(worker.reserve("gated")!, 2, { handedOff: "the record", before: () => clock.advance(61) });
+		await waitFor(() => seen.length === 2);
+		await handOff(worker.reserve("gated")!, 3);
+		await waitFor(() => seen.length === 3);
+		expect(seen).toEqual(["the record", undefined, undefined]);
 	});
 
 	it("gives no slot when full, counting held slots; jobs written unclaimed take the slots that free", async () => {

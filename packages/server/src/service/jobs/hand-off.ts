@@ -11,10 +11,17 @@ import type { WorkerSlot } from "./worker.ts";
  *
  * Run the transaction's writes through `watch(tx)`, the job through `enqueue`, then call
  * `committed` after it commits, or `abandoned` when it failed (both are safe to call twice).
+ *
+ * `enqueue` may also give the record the job reads first, as the same transaction wrote it: a
+ * job run in its slot gets it (`JobContext.handedOff`) and skips that read (issue #20). It is
+ * current when the job starts: the job is leased to this worker from the same commit, and
+ * whatever else writes the record waits for the job's lease (a cancel or retry of a message
+ * refuses a job that is leased); a job claimed by a poll or by another instance reads it.
  */
 export function prepareHandOff(deps: ServiceDeps) {
 	let slot: WorkerSlot | null = null;
 	let leased: JobRecord | null = null;
+	let handedOff: unknown;
 	let othersEnqueued = false;
 	return {
 		/**
@@ -40,10 +47,14 @@ export function prepareHandOff(deps: ServiceDeps) {
 			Object.defineProperty(view, "events", { value: events });
 			return view;
 		},
-		/** Resolves to the job written, or null when its key is held by a live job (`JobStore.enqueue`). */
-		async enqueue(tx: As2Store, job: NewJob, now: Date): Promise<JobRecord | null> {
+		/**
+		 * Resolves to the job written, or null when its key is held by a live job (`JobStore.enqueue`).
+		 * `written`: the record the job reads first, as this transaction wrote it (see above).
+		 */
+		async enqueue(tx: As2Store, job: NewJob, now: Date, written?: unknown): Promise<JobRecord | null> {
 			slot ??= job.runAt <= now ? deps.reserveWorker(job.kind) : null;
 			leased = null;
+			handedOff = written;
 			if (!slot) return tx.jobs.enqueue(job, now);
 			const lease = { workerId: slot.workerId, lockedUntil: new Date(now.getTime() + slot.leaseMs) };
 			leased = await tx.jobs.enqueueClaimed(job, now, lease);
@@ -51,7 +62,7 @@ export function prepareHandOff(deps: ServiceDeps) {
 		},
 		/** The transaction committed: the leased job runs in its slot; a poll takes any other. */
 		committed(): void {
-			if (slot && leased) slot.runClaimed(leased);
+			if (slot && leased) slot.runClaimed(leased, handedOff);
 			if (!leased || othersEnqueued) deps.wake();
 			slot?.release();
 		},

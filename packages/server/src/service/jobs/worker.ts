@@ -45,6 +45,13 @@ export interface JobContext {
 	 * then returns; the worker neither completes nor reschedules the job again.
 	 */
 	rescheduleIn(tx: As2Store, runAt: Date, reason: string): Promise<void>;
+	/**
+	 * What the job's writer committed with it, in the same transaction, when it handed the job
+	 * to this worker already leased (`WorkerSlot.runClaimed`): the record the job would read
+	 * first, current while the lease holds, since every other writer of it waits for the lease
+	 * (hand-off.ts). Undefined for a job claimed by a poll: its handler reads the store.
+	 */
+	handedOff?: unknown;
 }
 
 export type JobHandler = (job: JobRecord, context: JobContext) => Promise<void>;
@@ -72,8 +79,8 @@ export interface WorkerSlot {
 	readonly workerId: string;
 	/** Leased until now + leaseMs, as a claim would. */
 	readonly leaseMs: number;
-	/** Runs the job, committed leased to this worker, in this slot. */
-	runClaimed(job: JobRecord): void;
+	/** Runs the job, committed leased to this worker, in this slot; `handedOff` goes to its handler (`JobContext`). */
+	runClaimed(job: JobRecord, handedOff?: unknown): void;
 	/** Frees the slot unused: nothing leased to this worker was committed. */
 	release(): void;
 }
@@ -125,7 +132,7 @@ export function createWorker(options: WorkerOptions): Worker {
 	/** Called when a job ends or a slot is settled: what `stop` waits on. */
 	let settled: (() => void) | null = null;
 
-	async function runOne(job: JobRecord): Promise<void> {
+	async function runOne(job: JobRecord, handedOff: unknown): Promise<void> {
 		const handler = handlers[job.kind]!;
 		const lost = new AbortController();
 		// The end of the lease as this worker last set it; no other worker claims the job before.
@@ -161,6 +168,8 @@ export function createWorker(options: WorkerOptions): Worker {
 				rescheduleIn: async (tx, runAt, reason) => {
 					rescheduled = await tx.jobs.retry(job.id, workerId, { runAt, error: reason });
 				},
+				// Current only while the lease set with it holds: after that another worker may have run the job.
+				...(handedOff !== undefined && now().getTime() < heldUntil ? { handedOff } : {}),
 			});
 			if (!completed && !rescheduled) await store.jobs.complete(job.id, workerId);
 		} catch (error) {
@@ -175,8 +184,8 @@ export function createWorker(options: WorkerOptions): Worker {
 		}
 	}
 
-	function track(job: JobRecord): void {
-		const task = runOne(job).catch((error: unknown) =>
+	function track(job: JobRecord, handedOff?: unknown): void {
+		const task = runOne(job, handedOff).catch((error: unknown) =>
 			logger.error({ err: error, jobId: job.id }, "job bookkeeping failed"),
 		);
 		running.add(task);
@@ -243,14 +252,14 @@ export function createWorker(options: WorkerOptions): Worker {
 			return {
 				workerId,
 				leaseMs,
-				runClaimed(job) {
+				runClaimed(job, handedOff) {
 					if (!open) return;
 					open = false;
 					// Started once the caller's own continuation (the POST's answer) has run: the job's
 					// first CPU-bound slice does not delay the response it was handed off from.
 					void setImmediate().then(() => {
 						reserved--;
-						track(job);
+						track(job, handedOff);
 					});
 				},
 				release() {

@@ -1,5 +1,5 @@
 import { As2Error, bufferedBytes, formatMic, isAs2Error, type PackResult, parseMdn } from "@as2kit/core";
-import type { MessageRecord } from "@as2kit/core/store";
+import type { JobRecord, MessageRecord } from "@as2kit/core/store";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { JobHandler } from "../jobs/worker.ts";
@@ -36,8 +36,10 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const hints = createFailureHints(deps, keys);
 	const configs = configReads(deps.configCache, store);
 
-	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost }) => {
-		const found = await store.messages.getById(String(job.payload.messageId));
+	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
+		// A job handed off by its submission starts from the record that committed with it (issue #20:
+		// one SQLite transaction or PostgreSQL round trip less per message); a claimed one reads it.
+		const found = handedOffMessage(job, handedOff) ?? (await store.messages.getById(String(job.payload.messageId)));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
 		const at = now();
@@ -283,6 +285,16 @@ async function attemptMics(details: MessageRecord["details"], built: PackResult)
 	const alternatives = (await built.alternativeMics()).map(formatMic);
 	const mics = [...((details.attempt_mics as string[] | undefined) ?? []), mic, ...alternatives];
 	return { mic, details: { ...details, attempt_mics: mics } };
+}
+
+/**
+ * The message its submission wrote with this job and handed to it (hand-off.ts): current, as the
+ * job is leased to this worker since that commit. Its status is still checked, as a read's would
+ * be, and every move from it is conditional on the status it had (message-transitions.ts).
+ */
+function handedOffMessage(job: JobRecord, handedOff: unknown): MessageRecord | null {
+	const message = handedOff as MessageRecord | undefined;
+	return message?.direction === "outbound" && message.id === job.payload.messageId ? message : null;
 }
 
 /** The details without the time of a retry: this attempt is it. */

@@ -170,6 +170,8 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 						runAt: record.scheduledAt ?? at,
 					},
 					at,
+					// The job's first read, handed to it when this process's worker runs it (send.ts).
+					record,
 				);
 				// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
 				await enqueueEpcisIndex(tx, record, at);
