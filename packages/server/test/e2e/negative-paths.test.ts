@@ -280,6 +280,52 @@ describe("duplicates", () => {
 		expect(stillOne.items.map((m) => m.id)).toEqual([received!.id]);
 		expect(await kinds(pair.b, received!.id)).toEqual(["message.received"]);
 	});
+
+	it("a new message is stored with no read for a duplicate first: the insert finds duplicates (issue #20)", async () => {
+		const messages = pair.b.server.store.messages;
+		const findByMessageId = messages.findByMessageId;
+		const looked: string[] = [];
+		messages.findByMessageId = (tenantId, messageId, filter) => {
+			looked.push(messageId);
+			return findByMessageId.call(messages, tenantId, messageId, filter);
+		};
+		try {
+			const sent = await settled(pair.a, await send());
+			expect(sent.status).toBe("delivered");
+			expect(looked.filter((id) => id === sent.messageId)).toEqual([]);
+		} finally {
+			messages.findByMessageId = findByMessageId;
+		}
+	});
+
+	it("a resent Message-ID whose body no longer processes is answered as the duplicate it is: processed, the original's MIC", async () => {
+		const first = await settled(pair.a, await send());
+		const received = await pair.b.server.store.messages.findByMessageId(pair.b.tenantId, first.messageId, {
+			direction: "inbound",
+		});
+		const before = { inbound: await inboundCount(pair.b), events: await eventCount(pair.b) };
+		// Not a message anyone can decrypt: the resend of a partner whose gateway mangled it, or a forgery.
+		const body = new TextEncoder().encode("not a CMS structure");
+		const answer = await pair.b.server.service.messages.receive({
+			headers: [
+				["AS2-From", received!.fromAs2Id],
+				["AS2-To", received!.toAs2Id],
+				["Message-ID", `<${first.messageId}>`],
+				["Content-Type", 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"'],
+				["Disposition-Notification-To", "mailto:as2@example.com"],
+			],
+			body: (async function* () {
+				yield body;
+			})(),
+			contentLength: body.byteLength,
+			clientIp: "127.0.0.1",
+		});
+		expect(answer.status).toBe(200);
+		const mdn = new TextDecoder().decode(answer.body);
+		expect(mdn).toMatch(/Disposition: automatic-action\/MDN-sent-automatically; processed\r?\n/);
+		expect(mdn).toContain(`Received-Content-MIC: ${received!.mic}`);
+		expect({ inbound: await inboundCount(pair.b), events: await eventCount(pair.b) }).toEqual(before);
+	});
 });
 
 describe("transport failures", () => {

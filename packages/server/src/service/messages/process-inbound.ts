@@ -51,6 +51,12 @@ export interface InboundMessage {
  * partner's certificates; enforces the partner's required security; streams the payload to the
  * blob store; and stores the message as `received` with `message.received` — once per
  * (partner, Message-ID): a duplicate gets the original's MIC and no second event.
+ *
+ * A duplicate is found by the insert of the message, which the store refuses (CONFLICT), not
+ * by a read before it: that read cost every message a SQLite transaction (a PostgreSQL round
+ * trip) of its own, for the rare resend (issue #20). A duplicate is processed again, then; one
+ * that fails to process now (a certificate since rolled over, a forged body) is still looked
+ * up, and answered as the duplicate it is (decisions.md: the same disposition as the original).
  */
 export async function processInbound(
 	deps: ServiceDeps,
@@ -59,11 +65,8 @@ export async function processInbound(
 ): Promise<InboundOutcome> {
 	const { store, blobs, now, config } = deps;
 	const { tenant, partner, messageId } = inbound;
-	const existing = await store.messages.findByMessageId(tenant.id, messageId, {
-		direction: "inbound",
-		partnerId: partner.id,
-	});
-	if (existing) return duplicateOf(existing);
+	const original = () =>
+		store.messages.findByMessageId(tenant.id, messageId, { direction: "inbound", partnerId: partner.id });
 	const account =
 		inbound.account !== undefined
 			? inbound.account
@@ -174,18 +177,18 @@ export async function processInbound(
 			deps.telemetry.messageSettled(message);
 			return { error: null, mic: report.mic, message, duplicate: false, ...(reply ? { reply } : {}) };
 		} catch (error) {
-			// The same Message-ID won a race from another request: answer as for a duplicate.
+			// A message with this Message-ID is stored already (a resend, or another request's
+			// that won the race): answer as for a duplicate.
 			await receipt.discard();
 			if (!isConflictOn(error, "messages.")) throw error;
 			await blobs.delete(payloadKey).catch(() => {});
-			const original = await store.messages.findByMessageId(tenant.id, messageId, {
-				direction: "inbound",
-				partnerId: partner.id,
-			});
-			return original ? duplicateOf(original) : { error, mic: undefined, message: null, duplicate: false };
+			const copy = await original();
+			return copy ? duplicateOf(copy) : { error, mic: undefined, message: null, duplicate: false };
 		}
 	} catch (error) {
 		if (stored) await blobs.delete(payloadKey).catch(() => {});
+		const duplicate = await original().catch(() => null);
+		if (duplicate) return duplicateOf(duplicate);
 		deps.logger.warn({ err: error, tenantId: tenant.id, partnerId: partner.id, messageId }, "inbound message refused");
 		deps.telemetry.inboundRefused("processing_error", isAs2Error(error) ? error.code : "INTERNAL_ERROR");
 		return { error, mic: undefined, message: null, duplicate: false };
