@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PackOptions, pack } from "../src/as2/pack.ts";
 import { unpack } from "../src/as2/unpack.ts";
@@ -8,16 +9,34 @@ import { parties } from "./helpers/identities.ts";
 /**
  * How many bytes a received message costs in hashing (issue #20): each byte of the signed
  * content once per digest algorithm, as the MIC (RFC 4130 §7.3.1) and the signature's
- * message digest (RFC 5652 §5.4) are the same hash. Counted at node:crypto's Hash.
+ * message digest (RFC 5652 §5.4) are the same hash. Counted at node:crypto's Hash and at its
+ * one-shot `hash()`.
  */
 const { alice, bob, aliceSigner, bobIdentity } = parties();
 const hashPrototype = Object.getPrototypeOf(createHash("sha256")) as { update: (data: Uint8Array) => unknown };
 const originalUpdate = hashPrototype.update;
+const originalHash = crypto.hash;
 let hashed = 0;
 
-afterEach(() => {
+function countHashing(): void {
+	hashPrototype.update = function (this: unknown, data: Uint8Array) {
+		hashed += data.byteLength;
+		return originalUpdate.call(this, data);
+	};
+	crypto.hash = ((algorithm: string, data: Uint8Array, encoding: "buffer") => {
+		hashed += data.byteLength;
+		return originalHash(algorithm, data, encoding);
+	}) as typeof crypto.hash;
+	syncBuiltinESMExports();
+}
+
+function stopCounting(): void {
 	hashPrototype.update = originalUpdate;
-});
+	crypto.hash = originalHash;
+	syncBuiltinESMExports();
+}
+
+afterEach(stopCounting);
 
 async function bytesHashedReceiving(options: Omit<PackOptions, "payload" | "contentType" | "from" | "to">) {
 	// Binary content with line breaks: CR LF in every header block, bare LF and CR LF in the data.
@@ -25,10 +44,7 @@ async function bytesHashedReceiving(options: Omit<PackOptions, "payload" | "cont
 	const message = await pack({ ...options, payload, contentType: "application/octet-stream", from: "A", to: "B" });
 	const body = await collect(message.body.open());
 	hashed = 0;
-	hashPrototype.update = function (this: unknown, data: Uint8Array) {
-		hashed += data.byteLength;
-		return originalUpdate.call(this, data);
-	};
+	countHashing();
 	const received = await unpack({
 		headers: message.headers,
 		body,
@@ -37,7 +53,7 @@ async function bytesHashedReceiving(options: Omit<PackOptions, "payload" | "cont
 	});
 	expect(Buffer.from(await collect(received.payload)).equals(Buffer.from(payload))).toBe(true);
 	expect((await received.complete()).mic).toEqual(await message.mic());
-	hashPrototype.update = originalUpdate;
+	stopCounting();
 	return { hashed, payload: payload.byteLength };
 }
 

@@ -8,14 +8,19 @@ import {
 	BUFFERED_MAX_BYTES,
 	type ByteSource,
 	bufferedBytes,
-	concatBytes,
 	inMemoryIfSmall,
+	joinLatin1,
 	latin1,
 	sourceFromBytes,
 } from "../bytes/index.ts";
 import { compress } from "../cms/compressed-data.ts";
 import { encrypt } from "../cms/enveloped-data.ts";
-import { createDetachedSigner, type DetachedSigner, type SignOptions } from "../cms/signed-data.ts";
+import {
+	createDetachedSigner,
+	type DetachedSigner,
+	type SignOptions,
+	signBufferedDetached,
+} from "../cms/signed-data.ts";
 import { createDigest, type Digest, digestBytes } from "../crypto/index.ts";
 import { As2Error, toAs2Error } from "../errors/index.ts";
 import {
@@ -247,44 +252,35 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 	const content = serializeEntity(inner);
 	const signingTime = sign.signingTime ?? new Date();
 	const options: SignOptions = { ...sign, signingTime };
-	let signer: DetachedSigner;
+	const buffered = bufferedBytes(content);
+	let signer: DetachedSigner | undefined;
+	let signed: { der: Uint8Array; contentDigest: Uint8Array } | undefined;
 	try {
-		signer = createDetachedSigner(options);
+		if (buffered) signed = signBufferedDetached(buffered, options);
+		else signer = createDetachedSigner(options);
 	} catch (error) {
 		throw toAs2Error(error, "SIGNING_FAILED", "cannot sign");
 	}
-	const signatureHeaders = latin1(
+	const signatureHeaders =
 		'Content-Type: application/pkcs7-signature; name="smime.p7s"\r\n' +
-			"Content-Transfer-Encoding: base64\r\n" +
-			'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n',
-	);
-	const opening = latin1(`--${boundary}\r\n`);
-	const middle = latin1(`\r\n--${boundary}\r\n`);
-	const closing = latin1(`--${boundary}--\r\n`);
-	const buffered = bufferedBytes(content);
+		"Content-Transfer-Encoding: base64\r\n" +
+		'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n';
+	const opening = `--${boundary}\r\n`;
+	const middle = `\r\n--${boundary}\r\n${signatureHeaders}`;
+	const closing = `--${boundary}--\r\n`;
 	let body: ByteSource;
-	if (buffered) {
-		signer.update(buffered);
-		const signature = signer.finish();
+	if (buffered && signed) {
+		const { der, contentDigest } = signed;
 		// RFC 4130 §7.3.1: the MIC of a signed message covers exactly the signed bytes.
 		mic.resolve(
-			mic.algorithms.map((algorithm) =>
-				sign.digest === algorithm ? signer.contentDigest() : digestBytes(algorithm, buffered),
-			),
+			mic.algorithms.map((algorithm) => (sign.digest === algorithm ? contentDigest : digestBytes(algorithm, buffered))),
 			"signed",
 		);
-		body = sourceFromBytes(
-			concatBytes([opening, buffered, middle, signatureHeaders, encodeBase64Bytes(signature), closing]),
-		);
+		body = sourceFromBytes(joinLatin1([opening, buffered, middle, encodeBase64Bytes(der), closing]));
 	} else {
-		const signatureSize = signer.size;
-		const size =
-			opening.byteLength +
-			content.size +
-			middle.byteLength +
-			signatureHeaders.byteLength +
-			base64EncodedSize(signatureSize) +
-			closing.byteLength;
+		const signatureSize = signer!.size;
+		// The boundary and the part headers are ASCII: as many bytes as characters.
+		const size = opening.length + content.size + middle.length + base64EncodedSize(signatureSize) + closing.length;
 		body = {
 			size,
 			async *open() {
@@ -292,7 +288,7 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 				const micDigests = mic.algorithms.map((algorithm) =>
 					sign.digest === algorithm ? undefined : createDigest(algorithm),
 				);
-				yield opening;
+				yield latin1(opening);
 				for await (const chunk of content.open()) {
 					pass.update(chunk);
 					for (const digest of micDigests) digest?.update(chunk);
@@ -309,10 +305,9 @@ function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
 					micDigests.map((digest) => (digest ? digest.digest() : pass.contentDigest())),
 					"signed",
 				);
-				yield middle;
-				yield signatureHeaders;
+				yield latin1(middle);
 				yield encodeBase64Bytes(signature);
-				yield closing;
+				yield latin1(closing);
 			},
 		};
 	}

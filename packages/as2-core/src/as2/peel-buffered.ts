@@ -1,6 +1,7 @@
 import { cmsContentKindOf } from "../cms/content-info.ts";
 import { decompressBytes } from "../cms/decompress-bytes.ts";
 import { decryptBytes } from "../cms/decrypt-bytes.ts";
+import { createBufferedDigest } from "../crypto/index.ts";
 import { As2Error } from "../errors/index.ts";
 import {
 	decodeTransferEncodingBytes,
@@ -79,7 +80,8 @@ function peelCms(body: Uint8Array, context: Context, top: boolean): Peeled<Uint8
 		case "enveloped-data":
 		case "auth-enveloped-data": {
 			const result = decryptBytes(der, { identities: requireIdentities(context) });
-			const mic = recordEncrypted(context, result);
+			// The decrypted content is ours and stays as it is: hashed only if its MIC is the one used.
+			const mic = recordEncrypted(context, result, createBufferedDigest);
 			const inner = peelInner(result.content, context);
 			// RFC 4130 §7.3.1: the decrypted entity's MIC counts only when no signature is inside
 			// (the signed content's wins), so it is hashed only then.

@@ -86,6 +86,7 @@ export function startPlainMic(context: Context): Digest {
 export function recordEncrypted(
 	context: Context,
 	result: { kind: "enveloped-data" | "auth-enveloped-data"; algorithm: string; keyEncryption: string },
+	makeDigest: (algorithm: DigestAlgorithm) => Digest = createDigest,
 ): Digest | undefined {
 	context.layers.push({
 		kind: "encrypted",
@@ -94,7 +95,7 @@ export function recordEncrypted(
 		keyEncryption: result.keyEncryption,
 	});
 	if (context.signedMic || context.encryptedMic) return undefined;
-	context.encryptedMic = createDigest(context.requestedMic ?? "sha256");
+	context.encryptedMic = makeDigest(context.requestedMic ?? "sha256");
 	return context.encryptedMic;
 }
 

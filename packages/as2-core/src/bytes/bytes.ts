@@ -37,8 +37,35 @@ export function latin1(text: string): Uint8Array {
 	return out;
 }
 
+/**
+ * Concatenates strings, written as latin1 octets (see {@link latin1}), and byte arrays into one
+ * new array: the MIME framing around a body is made without an array per piece.
+ */
+export function joinLatin1(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
+	let size = 0;
+	for (const part of parts) size += typeof part === "string" ? part.length : part.byteLength;
+	const out = new Uint8Array(size);
+	let offset = 0;
+	for (const part of parts) {
+		if (typeof part !== "string") {
+			out.set(part, offset);
+			offset += part.byteLength;
+		} else if (part.length > 128) {
+			offset += Buffer.from(out.buffer, out.byteOffset, out.byteLength).write(part, offset, "latin1");
+		} else {
+			for (let i = 0; i < part.length; i++) out[offset++] = part.charCodeAt(i) & 0xff;
+		}
+	}
+	return out;
+}
+
 export function fromLatin1(bytes: Uint8Array): string {
 	let s = "";
+	if (bytes.byteLength <= 32) {
+		// Short input (OIDs as cache keys): a loop costs less than a subarray and `apply`.
+		for (let i = 0; i < bytes.byteLength; i++) s += String.fromCharCode(bytes[i]!);
+		return s;
+	}
 	for (let i = 0; i < bytes.byteLength; i += 8192) {
 		// `apply` takes the typed array as it is; a spread would first copy it into an array.
 		s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);

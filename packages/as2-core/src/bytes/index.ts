@@ -20,6 +20,7 @@ export {
 	fromHex,
 	fromLatin1,
 	fromUtf8,
+	joinLatin1,
 	latin1,
 	plainBytes,
 	toBase64,

@@ -8,6 +8,7 @@ import {
 	createDigest,
 	createStreamSigner,
 	type Digest,
+	digestBytes,
 	type PrivateKey,
 	rsaKeyBits,
 	type SignatureParameters,
@@ -108,15 +109,7 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 		finish() {
 			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
 			contentDigest = digest.digest();
-			const attributes = prepared.withAttributes ? signedAttributesOf(prepared, contentDigest) : undefined;
-			const signature = attributes ? signBytes(prepared.key, prepared.params, attributes) : streamSigner!.sign();
-			if (signature.byteLength !== prepared.signatureLength) {
-				throw new As2Error(
-					"SIGNING_FAILED",
-					`RSA signature of ${signature.byteLength} bytes, expected ${prepared.signatureLength}`,
-				);
-			}
-			const out = encodeDer(encodeContentInfo(prepared, attributes, signature));
+			const out = signedData(prepared, contentDigest, streamSigner);
 			if (size !== undefined && out.byteLength !== size)
 				throw new As2Error("INTERNAL_ERROR", `SignedData is ${out.byteLength} bytes, announced ${size}`);
 			return out;
@@ -135,9 +128,39 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
  * const p7s = signDetached(mdnBytes, { privateKey, certificate, digest: "sha256" });
  */
 export function signDetached(content: Uint8Array, opts: SignOptions): Uint8Array {
-	const signer = createDetachedSigner(opts);
-	signer.update(content);
-	return signer.finish();
+	return signBufferedDetached(content, opts).der;
+}
+
+/**
+ * Signs a buffered content and gives its digest too (the MIC of RFC 4130 §7.3.1): with signed
+ * attributes the content is hashed in one call, without a hash object kept for a stream.
+ */
+export function signBufferedDetached(
+	content: Uint8Array,
+	opts: SignOptions,
+): { der: Uint8Array; contentDigest: Uint8Array } {
+	const prepared = prepare(opts);
+	if (!prepared.withAttributes) {
+		// The RSA signature covers the content itself: a node Sign object, as when streaming.
+		const signer = createDetachedSigner(opts);
+		signer.update(content);
+		return { der: signer.finish(), contentDigest: signer.contentDigest() };
+	}
+	const contentDigest = digestBytes(prepared.digest, content);
+	return { der: signedData(prepared, contentDigest, undefined), contentDigest };
+}
+
+/** The DER ContentInfo(SignedData) once the content digest is known. */
+function signedData(prepared: Prepared, contentDigest: Uint8Array, streamSigner: StreamSigner | undefined): Uint8Array {
+	const attributes = prepared.withAttributes ? signedAttributesOf(prepared, contentDigest) : undefined;
+	const signature = attributes ? signBytes(prepared.key, prepared.params, attributes) : streamSigner!.sign();
+	if (signature.byteLength !== prepared.signatureLength) {
+		throw new As2Error(
+			"SIGNING_FAILED",
+			`RSA signature of ${signature.byteLength} bytes, expected ${prepared.signatureLength}`,
+		);
+	}
+	return encodeDer(encodeContentInfo(prepared, attributes, signature));
 }
 
 function prepare(opts: SignOptions): Prepared {

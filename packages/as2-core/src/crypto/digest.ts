@@ -30,6 +30,34 @@ export function createDigest(algorithm: DigestAlgorithm): Digest {
 	return new NodeDigest(algorithm);
 }
 
+/**
+ * A digest of bytes held in memory that nobody changes afterwards (a buffered reader's own
+ * arrays): they are kept, not hashed, until `digest()`, one call for a single array. A digest
+ * that is never asked for (a MIC that another layer's replaces) then costs no hashing at all.
+ */
+class BufferedDigest implements Digest {
+	constructor(
+		readonly algorithm: DigestAlgorithm,
+		private readonly chunks: Uint8Array[] = [],
+	) {}
+	update(chunk: Uint8Array): void {
+		this.chunks.push(chunk);
+	}
+	digest(): Uint8Array {
+		if (this.chunks.length === 1) return digestBytes(this.algorithm, this.chunks[0]!);
+		const whole = createDigest(this.algorithm);
+		for (const chunk of this.chunks) whole.update(chunk);
+		return whole.digest();
+	}
+	copy(): Digest {
+		return new BufferedDigest(this.algorithm, [...this.chunks]);
+	}
+}
+
+export function createBufferedDigest(algorithm: DigestAlgorithm): Digest {
+	return new BufferedDigest(algorithm);
+}
+
 export function digestBytes(algorithm: DigestAlgorithm, bytes: Uint8Array): Uint8Array {
 	// One-shot crypto.hash (Node ≥ 20.12) skips the Hash object.
 	const out = hash(DIGESTS[algorithm].nodeName, bytes, "buffer");

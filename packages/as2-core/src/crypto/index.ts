@@ -9,7 +9,7 @@ export {
 	isCipherAvailable,
 	type StreamCipher,
 } from "./cipher.ts";
-export { createDigest, type Digest, digestBytes, randomBytes } from "./digest.ts";
+export { createBufferedDigest, createDigest, type Digest, digestBytes, randomBytes } from "./digest.ts";
 export { decodePkcs1v15, type KeyTransportScheme, type UnwrappedKey, unwrapKey, wrapKey } from "./key-transport.ts";
 export {
 	exportPrivateKeyPem,

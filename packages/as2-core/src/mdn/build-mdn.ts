@@ -3,7 +3,7 @@ import { formatAs2Id } from "../as2/as2-id.ts";
 import type { MdnRequest } from "../as2/mdn-request.ts";
 import { createMessageId, formatMessageId, stripMessageId } from "../as2/message-id.ts";
 import { formatMic, type Mic } from "../as2/mic.ts";
-import { concatBytes, latin1 } from "../bytes/index.ts";
+import { joinLatin1 } from "../bytes/index.ts";
 import { type SignOptions, signDetached } from "../cms/signed-data.ts";
 import { toAs2Error } from "../errors/index.ts";
 import {
@@ -66,14 +66,12 @@ export function buildMdn(options: BuildMdnOptions): BuiltMdn {
 	const text =
 		options.text ??
 		`The AS2 message ${originalId} sent to ${original.to} was received. Disposition: ${formatDisposition(options.disposition)}.`;
-	const report = concatBytes([
-		latin1(`--${boundary}\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: 7bit\r\n\r\n`),
-		latin1(`${text.replace(/\r?\n/g, "\r\n")}\r\n`),
-		latin1(
+	const report = joinLatin1([
+		`--${boundary}\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: 7bit\r\n\r\n` +
+			`${text.replace(/\r?\n/g, "\r\n")}\r\n` +
 			`--${boundary}\r\nContent-Type: message/disposition-notification\r\nContent-Transfer-Encoding: 7bit\r\n\r\n`,
-		),
 		serializeHeaders(fields),
-		latin1(`\r\n--${boundary}--\r\n`),
+		`\r\n--${boundary}--\r\n`,
 	]);
 	const reportType = formatHeaderValue("multipart/report", { "report-type": "disposition-notification", boundary });
 
@@ -83,7 +81,7 @@ export function buildMdn(options: BuildMdnOptions): BuiltMdn {
 	let body = report;
 	if (signWith) {
 		const digest: DigestAlgorithm = original.mic?.algorithm ?? request?.micAlgorithms[0] ?? "sha256";
-		const entity = concatBytes([serializeHeaders([["Content-Type", reportType]]), latin1("\r\n"), report]);
+		const entity = joinLatin1([serializeHeaders([["Content-Type", reportType]]), "\r\n", report]);
 		let signature: Uint8Array;
 		try {
 			signature = signDetached(entity, { ...signWith, digest });
@@ -96,14 +94,14 @@ export function buildMdn(options: BuildMdnOptions): BuiltMdn {
 			micalg: DIGESTS[digest].micalg,
 			boundary: outer,
 		});
-		body = concatBytes([
-			latin1(`--${outer}\r\n`),
+		body = joinLatin1([
+			`--${outer}\r\n`,
 			entity,
-			latin1(`\r\n--${outer}\r\n`),
-			latin1('Content-Type: application/pkcs7-signature; name="smime.p7s"\r\nContent-Transfer-Encoding: base64\r\n'),
-			latin1('Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n'),
+			`\r\n--${outer}\r\n` +
+				'Content-Type: application/pkcs7-signature; name="smime.p7s"\r\nContent-Transfer-Encoding: base64\r\n' +
+				'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n',
 			encodeBase64Bytes(signature),
-			latin1(`--${outer}--\r\n`),
+			`--${outer}--\r\n`,
 		]);
 	}
 	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));

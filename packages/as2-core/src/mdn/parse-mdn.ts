@@ -137,23 +137,29 @@ function readMdn(headers: MimeHeaders, body: Uint8Array, options: ParseMdnOption
 	const parsedDisposition = parseDisposition(disposition);
 	const mic = parseMic(fields.get("received-content-mic"));
 	const messageId = headers.get("message-id");
-	return {
-		...(messageId ? { messageId: stripMessageId(messageId) } : {}),
-		...safeId("from", headers.get("as2-from")),
-		...safeId("to", headers.get("as2-to")),
-		originalMessageId: stripMessageId(originalMessageId),
-		disposition: parsedDisposition,
-		positive: isPositiveDisposition(parsedDisposition),
-		...(mic ? { mic } : {}),
-		...optional("reportingUa", fields.get("reporting-ua")),
-		...optional("originalRecipient", recipient(fields.get("original-recipient"))),
-		...optional("finalRecipient", recipient(fields.get("final-recipient"))),
-		signed,
-		...(signatureValid !== undefined ? { signatureValid } : {}),
-		...(signatureError ? { signatureError } : {}),
-		...(signature ? { signature } : {}),
-		...(text ? { text } : {}),
-	};
+	// Built field by field, in this order: optional fields are absent, not undefined.
+	const mdn: ParsedMdn = {} as ParsedMdn;
+	if (messageId) mdn.messageId = stripMessageId(messageId);
+	const from = safeId(headers.get("as2-from"));
+	if (from !== undefined) mdn.from = from;
+	const to = safeId(headers.get("as2-to"));
+	if (to !== undefined) mdn.to = to;
+	mdn.originalMessageId = stripMessageId(originalMessageId);
+	mdn.disposition = parsedDisposition;
+	mdn.positive = isPositiveDisposition(parsedDisposition);
+	if (mic) mdn.mic = mic;
+	const reportingUa = fields.get("reporting-ua");
+	if (reportingUa !== undefined) mdn.reportingUa = reportingUa;
+	const originalRecipient = recipient(fields.get("original-recipient"));
+	if (originalRecipient !== undefined) mdn.originalRecipient = originalRecipient;
+	const finalRecipient = recipient(fields.get("final-recipient"));
+	if (finalRecipient !== undefined) mdn.finalRecipient = finalRecipient;
+	mdn.signed = signed;
+	if (signatureValid !== undefined) mdn.signatureValid = signatureValid;
+	if (signatureError) mdn.signatureError = signatureError;
+	if (signature) mdn.signature = signature;
+	if (text) mdn.text = text;
+	return mdn;
 }
 
 export interface MdnMatch {
@@ -204,15 +210,11 @@ function recipient(value: string | undefined): string | undefined {
 	return id.startsWith('"') && id.endsWith('"') ? id.slice(1, -1).replace(/\\(.)/g, "$1") : id;
 }
 
-function safeId(key: "from" | "to", value: string | undefined): { from?: string } | { to?: string } {
-	if (!value) return {};
+function safeId(value: string | undefined): string | undefined {
+	if (!value) return undefined;
 	try {
-		return { [key]: parseAs2Id(value) };
+		return parseAs2Id(value);
 	} catch {
-		return {};
+		return undefined;
 	}
-}
-
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-	return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }

@@ -47,8 +47,7 @@ function parseContentTypeOnce(value: string): ContentType {
 	}
 	const parsed = parseHeaderParams(value);
 	// RFC 2045 §5.1 allows RFC 822 comments around the type: `text/plain (report)`.
-	const segments = parsed.value
-		.replace(/\([^()]*\)/g, "")
+	const segments = (parsed.value.includes("(") ? parsed.value.replace(/\([^()]*\)/g, "") : parsed.value)
 		.split("/")
 		.map((s) => s.trim());
 	const type = segments[segments.length - 2]?.toLowerCase();
@@ -72,7 +71,8 @@ export function parseHeaderParams(value: string): { value: string; params: Recor
 	const raw = splitParams(value);
 	const groups = new Map<string, ParamGroup>();
 	for (const { name, value: v } of raw.params) {
-		const match = PARAM_NAME.exec(name);
+		// A name without `*` is a plain parameter (RFC 2231 §3): no pattern to match.
+		const match = name.includes("*") ? PARAM_NAME.exec(name) : null;
 		const base = match?.[1] ?? name;
 		let group = groups.get(base);
 		if (!group) {
@@ -164,14 +164,22 @@ function splitParams(input: string): { value: string; params: RawParam[] } {
 		let v: string;
 		if (s[j] === '"') {
 			// RFC 5322 §3.2.4 quoted-string with quoted-pairs; an unterminated one runs to the end.
-			let text = "";
 			j++;
-			while (j < s.length && s[j] !== '"') {
-				if (s[j] === "\\" && j + 1 < s.length) j++;
-				text += s[j];
-				j++;
+			const close = s.indexOf('"', j);
+			const backslash = s.indexOf("\\", j);
+			if (close >= 0 && (backslash < 0 || backslash > close)) {
+				// No quoted-pair: the value is the text between the quotes as it stands.
+				v = s.slice(j, close);
+				j = close;
+			} else {
+				let text = "";
+				while (j < s.length && s[j] !== '"') {
+					if (s[j] === "\\" && j + 1 < s.length) j++;
+					text += s[j];
+					j++;
+				}
+				v = text;
 			}
-			v = text;
 			const semi = s.indexOf(";", j);
 			i = semi < 0 ? s.length : semi;
 		} else {

@@ -1,3 +1,4 @@
+import { concatBytes, latin1 } from "../bytes/index.ts";
 import { As2Error } from "../errors/index.ts";
 
 /**
@@ -10,21 +11,22 @@ import { As2Error } from "../errors/index.ts";
  */
 export class MimeHeaders implements Iterable<[string, string]> {
 	#list: [string, string][] = [];
+	/** The names lowercased, index for index with #list: looked up without lowercasing again. */
+	#keys: string[] = [];
 
 	constructor(list?: Iterable<[string, string]>) {
-		if (list) for (const [name, value] of list) this.#list.push([name, value]);
+		if (list) for (const [name, value] of list) this.append(name, value);
 	}
 
 	/** The first value of `name`. */
 	get(name: string): string | undefined {
-		const key = name.toLowerCase();
-		for (const [n, v] of this.#list) if (n.toLowerCase() === key) return v;
-		return undefined;
+		const at = this.#keys.indexOf(name.toLowerCase());
+		return at < 0 ? undefined : this.#list[at]![1];
 	}
 
 	getAll(name: string): string[] {
 		const key = name.toLowerCase();
-		return this.#list.filter(([n]) => n.toLowerCase() === key).map(([, v]) => v);
+		return this.#list.filter((_, i) => this.#keys[i] === key).map(([, v]) => v);
 	}
 
 	has(name: string): boolean {
@@ -34,25 +36,29 @@ export class MimeHeaders implements Iterable<[string, string]> {
 	/** Replaces every field called `name` with one, at the place of the first. */
 	set(name: string, value: string): this {
 		const key = name.toLowerCase();
-		const at = this.#list.findIndex(([n]) => n.toLowerCase() === key);
-		if (at < 0) {
-			this.#list.push([name, value]);
-			return this;
-		}
+		const at = this.#keys.indexOf(key);
+		if (at < 0) return this.append(name, value);
 		this.#list[at] = [name, value];
-		this.#list = this.#list.filter(([n], i) => i <= at || n.toLowerCase() !== key);
+		this.#keep((k, i) => i <= at || k !== key);
 		return this;
 	}
 
 	append(name: string, value: string): this {
 		this.#list.push([name, value]);
+		this.#keys.push(name.toLowerCase());
 		return this;
 	}
 
 	delete(name: string): this {
 		const key = name.toLowerCase();
-		this.#list = this.#list.filter(([n]) => n.toLowerCase() !== key);
+		this.#keep((k) => k !== key);
 		return this;
+	}
+
+	#keep(keep: (key: string, index: number) => boolean): void {
+		const kept = this.#keys.map(keep);
+		this.#list = this.#list.filter((_, i) => kept[i]);
+		this.#keys = this.#keys.filter((_, i) => kept[i]);
 	}
 
 	get size(): number {
@@ -105,7 +111,9 @@ export function parseHeaderBlock(bytes: Uint8Array): MimeHeaders {
 		if (!FIELD_NAME.test(name)) throw new As2Error("MALFORMED_MIME", `invalid header name: ${preview(name)}`);
 		headers.push([name, line.slice(colon + 1)]);
 	}
-	return new MimeHeaders(headers.map(([n, v]) => [n, v.trim()]));
+	const parsed = new MimeHeaders();
+	for (const [name, value] of headers) parsed.append(name, value.trim());
+	return parsed;
 }
 
 /**
@@ -115,23 +123,27 @@ export function parseHeaderBlock(bytes: Uint8Array): MimeHeaders {
  * with characters beyond U+00FF is written as UTF-8 (RFC 6532 §3.2).
  */
 export function serializeHeaders(headers: MimeHeaders | Iterable<[string, string]>): Uint8Array {
-	const lines: Uint8Array[] = [];
-	let size = 0;
+	const text = formatHeaderLines(headers);
+	// One encoding for the block: a line is UTF-8 only when it cannot be latin1.
+	if (!BEYOND_LATIN1.test(text)) return latin1(text);
+	return concatBytes(
+		text
+			.split(/(?<=\r\n)/)
+			.map((line) => (BEYOND_LATIN1.test(line) ? new Uint8Array(Buffer.from(line, "utf8")) : latin1(line))),
+	);
+}
+
+const BEYOND_LATIN1 = /[^\0-\xff]/;
+
+/** The `Name: value\r\n` lines of {@link serializeHeaders}, checked, as one string. */
+function formatHeaderLines(headers: MimeHeaders | Iterable<[string, string]>): string {
+	let text = "";
 	for (const [name, value] of headers) {
 		if (!FIELD_NAME.test(name)) throw new TypeError(`invalid header name: ${JSON.stringify(name)}`);
 		if (/[\r\n]/.test(value)) throw new TypeError(`header ${name} contains a line break`);
-		const line = `${name}: ${value}\r\n`;
-		const bytes = /[^\0-\xff]/.test(line) ? Buffer.from(line, "utf8") : Buffer.from(line, "latin1");
-		lines.push(bytes);
-		size += bytes.byteLength;
+		text += `${name}: ${value}\r\n`;
 	}
-	const out = new Uint8Array(size);
-	let offset = 0;
-	for (const line of lines) {
-		out.set(line, offset);
-		offset += line.byteLength;
-	}
-	return out;
+	return text;
 }
 
 function preview(text: string): string {
