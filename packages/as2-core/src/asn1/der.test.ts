@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openssl } from "../../test/helpers/openssl.ts";
 import { fromHex, toHex } from "../bytes/index.ts";
@@ -13,6 +14,7 @@ import {
 	derOid,
 	derSequence,
 	derSetOf,
+	derTlv,
 	TAG,
 	tlvSize,
 } from "./der.ts";
@@ -91,5 +93,31 @@ describe("DER values", () => {
 		expect(text).toContain("rsaEncryption");
 		expect(text).toContain("cont [ 0 ]");
 		expect(text).toMatch(/hl=4 l= 300 prim: +OCTET STRING/);
+	});
+});
+
+describe("DER lengths, headers and TLVs against the X.690 §8.1.3 rules (property)", () => {
+	it("short form below 128, else 0x80|k and k big-endian octets without leading zero", () => {
+		const reference = (n: number): number[] => {
+			if (n < 0x80) return [n];
+			const octets: number[] = [];
+			for (let v = n; v > 0; v = Math.floor(v / 256)) octets.unshift(v % 256);
+			return [0x80 | octets.length, ...octets];
+		};
+		fc.assert(
+			fc.property(fc.oneof(fc.nat(300), fc.nat(), fc.maxSafeNat()), fc.nat(0x1e), (n, tag) => {
+				expect([...derLength(n)]).toEqual(reference(n));
+				expect([...derHeader(tag, n)]).toEqual([tag, ...reference(n)]);
+				expect(tlvSize(n)).toBe(1 + reference(n).length + n);
+			}),
+			{ numRuns: 500 },
+		);
+		fc.assert(
+			fc.property(fc.array(fc.uint8Array({ maxLength: 200 }), { maxLength: 4 }), (parts) => {
+				const content = parts.flatMap((p) => [...p]);
+				expect([...derTlv(0x30, ...parts)]).toEqual([0x30, ...reference(content.length), ...content]);
+			}),
+			{ numRuns: 200 },
+		);
 	});
 });

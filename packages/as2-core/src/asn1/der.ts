@@ -28,48 +28,63 @@ export function contextTag(n: number, constructed: boolean): number {
 
 /** Length octets (X.690 §10.1: definite form, minimum number of octets). */
 export function derLength(n: number): Uint8Array {
-	if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`invalid DER length ${n}`);
-	if (n < 0x80) return Uint8Array.of(n);
-	const bytes: number[] = [];
-	for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
-	return Uint8Array.of(0x80 | bytes.length, ...bytes);
+	const out = new Uint8Array(lengthOctets(n));
+	writeLength(out, 0, n);
+	return out;
 }
 
 /** Identifier octet (class and constructed bits included) followed by the length octets. */
 export function derHeader(tag: number, length: number): Uint8Array {
-	if (!Number.isInteger(tag) || tag < 0 || tag > 0xff || (tag & 0x1f) === 0x1f) {
-		throw new RangeError(`tag 0x${tag.toString(16)} is not a single identifier octet`);
-	}
-	const len = derLength(length);
-	const out = new Uint8Array(1 + len.byteLength);
-	out[0] = tag;
-	out.set(len, 1);
+	const out = new Uint8Array(1 + lengthOctets(length));
+	writeHeader(out, tag, length);
 	return out;
 }
 
 /** Size of a whole TLV whose content is `contentLength` bytes (single identifier octet). */
 export function tlvSize(contentLength: number): number {
-	if (!Number.isSafeInteger(contentLength) || contentLength < 0)
-		throw new RangeError(`invalid DER length ${contentLength}`);
-	// X.690 §8.1.3: one octet below 128, else one plus the octets of the length.
-	let lengthOctets = 1;
-	if (contentLength >= 0x80) for (let v = contentLength; v > 0; v = Math.floor(v / 256)) lengthOctets++;
-	return 1 + lengthOctets + contentLength;
+	return 1 + lengthOctets(contentLength) + contentLength;
 }
 
 /** A TLV around the concatenated parts, written once into one array. */
 export function derTlv(tag: number, ...parts: Uint8Array[]): Uint8Array {
 	let size = 0;
 	for (const part of parts) size += part.byteLength;
-	const header = derHeader(tag, size);
-	const out = new Uint8Array(header.byteLength + size);
-	out.set(header);
-	let offset = header.byteLength;
+	const out = new Uint8Array(tlvSize(size));
+	let offset = writeHeader(out, tag, size);
 	for (const part of parts) {
 		out.set(part, offset);
 		offset += part.byteLength;
 	}
 	return out;
+}
+
+/** X.690 §8.1.3: one octet below 128, else one plus the octets of the length. */
+function lengthOctets(n: number): number {
+	if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`invalid DER length ${n}`);
+	let octets = 1;
+	if (n >= 0x80) for (let v = n; v > 0; v = Math.floor(v / 256)) octets++;
+	return octets;
+}
+
+/** Writes the identifier and length octets at the start of `out`; returns where the content starts. */
+function writeHeader(out: Uint8Array, tag: number, length: number): number {
+	if (!Number.isInteger(tag) || tag < 0 || tag > 0xff || (tag & 0x1f) === 0x1f) {
+		throw new RangeError(`tag 0x${tag.toString(16)} is not a single identifier octet`);
+	}
+	out[0] = tag;
+	return writeLength(out, 1, length);
+}
+
+/** Writes the length octets of `n` at `at` (room for them is the caller's); returns the end. */
+function writeLength(out: Uint8Array, at: number, n: number): number {
+	const octets = lengthOctets(n);
+	if (octets === 1) {
+		out[at] = n;
+		return at + 1;
+	}
+	out[at] = 0x80 | (octets - 1);
+	for (let i = at + octets - 1, v = n; i > at; i--, v = Math.floor(v / 256)) out[i] = v % 256;
+	return at + octets;
 }
 
 export function derSequence(...parts: Uint8Array[]): Uint8Array {
