@@ -1,8 +1,8 @@
 // The work of one message on each side of `scenario.mjs` (issue #20), counted rather than
 // timed, so the figures do not depend on the machine's load: bytes hashed and hash objects,
-// RSA operations, cipher and zlib objects, key objects made. node:crypto and node:zlib are
-// wrapped before as2-core is loaded (syncBuiltinESMExports carries the wrappers into its
-// named imports).
+// RSA operations, cipher and zlib objects, key objects made, typed arrays allocated.
+// node:crypto and node:zlib are wrapped before as2-core is loaded (syncBuiltinESMExports
+// carries the wrappers into its named imports).
 //
 //   npm run build -w @as2kit/core && node packages/as2-core/bench/per-message-counts.mjs [keydir]
 import crypto from "node:crypto";
@@ -47,6 +47,21 @@ wrap(crypto, "randomBytes", "randomBytes calls");
 for (const name of ["deflateSync", "inflateSync", "createDeflate", "createInflate"]) wrap(zlib, name, `zlib: ${name}`);
 wrap(Buffer, "concat", "Buffer.concat calls");
 syncBuiltinESMExports();
+// Arrays the core allocates itself (`new Uint8Array(n)`, copies, `Uint8Array.of/from`): each is
+// a backing store to allocate and later collect. Views (`new Uint8Array(buffer, offset, length)`)
+// and node:buffer's own allocations are not counted (node's internals keep the original class).
+globalThis.Uint8Array = new Proxy(Uint8Array, {
+	construct(target, args, newTarget) {
+		const [first] = args;
+		if (!(first instanceof ArrayBuffer || first instanceof SharedArrayBuffer)) {
+			const array = Reflect.construct(target, args, newTarget);
+			add("Uint8Arrays allocated");
+			add("Uint8Array bytes allocated", array.byteLength);
+			return array;
+		}
+		return Reflect.construct(target, args, newTarget);
+	},
+});
 
 const { scenario, withKeys } = await import("./scenario.mjs");
 const MESSAGES = 200;
