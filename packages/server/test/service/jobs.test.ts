@@ -104,7 +104,7 @@ describe("job worker", () => {
 
 describe("job worker leases", () => {
 	/** A worker running one `held` job that waits at a gate; resolves with its context once it runs. */
-	async function holdOne(leaseMs: number) {
+	async function holdOne(leaseMs: number, over: typeof store = store) {
 		let open!: () => void;
 		const gate = new Promise<void>((resolve) => {
 			open = resolve;
@@ -114,7 +114,7 @@ describe("job worker leases", () => {
 			entered = resolve;
 		});
 		const worker = createWorker({
-			store,
+			store: over,
 			now: clock.now,
 			logger: SILENT_LOGGER,
 			pollMs: 10,
@@ -131,9 +131,11 @@ describe("job worker leases", () => {
 		const context = await running;
 		return {
 			context,
+			// Stopped before the job ends, so that the worker claims nothing after it.
 			finish: async () => {
+				const stopped = worker.stop();
 				open();
-				await worker.stop();
+				await stopped;
 			},
 		};
 	}
@@ -174,6 +176,41 @@ describe("job worker leases", () => {
 			});
 		});
 		await finish();
+	});
+
+	it("aborts leaseLost when its lease runs out with no renewal through, and leaves the job to be claimed again", async () => {
+		// The store takes renewals but never answers them (PostgreSQL starved on a loaded host):
+		// from the lease's end another worker may claim the job, so the POST must stop by then,
+		// not when a late renewal finally finds the job taken (the several-instances test saw
+		// one Message-ID in flight from two instances at once).
+		let renewals = 0;
+		let claims = 0;
+		const stalled = {
+			...store,
+			jobs: {
+				...store.jobs,
+				// One claim only: this worker would otherwise claim the expired job again itself.
+				claim: (...args: Parameters<typeof store.jobs.claim>) =>
+					claims++ === 0 ? store.jobs.claim(...args) : Promise.resolve([]),
+				extendLease: () => {
+					renewals++;
+					return new Promise<boolean>(() => {});
+				},
+			},
+		};
+		const { context, finish } = await holdOne(300, stalled);
+		clock.advance(301);
+		await new Promise<void>((resolve, reject) => {
+			const bound = setTimeout(() => reject(new Error("leaseLost did not fire within 10 s")), 10_000);
+			context.leaseLost.addEventListener("abort", () => {
+				clearTimeout(bound);
+				resolve();
+			});
+		});
+		expect(renewals).toBeGreaterThan(0);
+		await finish();
+		// Not completed: the work it was doing is the next claim's to finish.
+		expect(await store.jobs.list({ kind: "held" })).toMatchObject([{ attempts: 1 }]);
 	});
 });
 

@@ -19,7 +19,7 @@ export interface JobContext {
 	signal: AbortSignal;
 	/**
 	 * Aborted once this worker may no longer hold the job: a lease renewal found it held by
-	 * another worker. Work with effects outside the store (an AS2 POST) confirms the lease
+	 * another worker, or the lease ran out with no renewal through. Work with effects outside the store (an AS2 POST) confirms the lease
 	 * right before it starts (`confirmLease`) and stops when this fires: the job's new holder
 	 * does that work instead, so it is not done twice at once.
 	 */
@@ -153,6 +153,23 @@ export function createWorker(options: WorkerOptions): Worker {
 				logger.warn({ err: error, jobId: job.id }, "lease renewal failed");
 			});
 		}, leaseMs / 3);
+		// From the lease's end another worker may claim the job. When no renewal got through by
+		// then (the store slow or unreachable), work outside the store stops at that moment by this
+		// worker's own clock, not when a late renewal finally finds the job taken: else one AS2
+		// message is in flight from two workers at once.
+		let expiry: ReturnType<typeof setTimeout> | undefined;
+		const watchExpiry = () => {
+			expiry = setTimeout(
+				() => {
+					if (lost.signal.aborted) return;
+					if (now().getTime() < heldUntil) return watchExpiry();
+					lost.abort();
+					logger.warn({ jobId: job.id, kind: job.kind }, "lease ran out before a renewal got through");
+				},
+				Math.max(0, heldUntil - now().getTime()),
+			);
+		};
+		watchExpiry();
 		try {
 			let completed = false;
 			let rescheduled = false;
@@ -171,7 +188,8 @@ export function createWorker(options: WorkerOptions): Worker {
 				// Current only while the lease set with it holds: after that another worker may have run the job.
 				...(handedOff !== undefined && now().getTime() < heldUntil ? { handedOff } : {}),
 			});
-			if (!completed && !rescheduled) await store.jobs.complete(job.id, workerId);
+			// A job whose lease was lost is left as it is: its next holder finishes it.
+			if (!completed && !rescheduled && !lost.signal.aborted) await store.jobs.complete(job.id, workerId);
 		} catch (error) {
 			const runAt =
 				error instanceof RetryJob
@@ -181,6 +199,7 @@ export function createWorker(options: WorkerOptions): Worker {
 			await store.jobs.retry(job.id, workerId, { runAt, error: String((error as Error)?.message ?? error) });
 		} finally {
 			clearInterval(renew);
+			clearTimeout(expiry);
 		}
 	}
 
