@@ -47,7 +47,7 @@ export class PgConnection {
 			this.refuseInsideTransaction();
 			return translate(() => op(this.db));
 		},
-		atomic: (op) => this.transaction((tx) => op(tx.db)),
+		atomic: (op) => this.transaction((runner) => runner.atomic(op)),
 		query: (text, values) => {
 			this.refuseInsideTransaction();
 			return translate(() => namedQuery(this.pool, text, values));
@@ -57,9 +57,10 @@ export class PgConnection {
 	/**
 	 * Runs `fn` in one transaction on one pooled connection, with the runner that stays inside
 	 * it. BEGIN and COMMIT are ours rather than drizzle's so that plain queries (`Runner.query`)
-	 * reach the transaction's connection too.
+	 * reach the transaction's connection too. The runner is the only way in: BEGIN is written
+	 * with the first statement that goes through it (LazyBegin).
 	 */
-	async transaction<T>(fn: (tx: { db: Db; runner: Runner }) => Promise<T>): Promise<T> {
+	async transaction<T>(fn: (runner: Runner) => Promise<T>): Promise<T> {
 		const client = await this.pool.connect();
 		let broken = false;
 		// pg-pool listens for a client's 'error' only while it is idle: one that dies while checked
@@ -69,8 +70,8 @@ export class PgConnection {
 			broken = true;
 		};
 		client.on("error", onError);
+		const opening = new LazyBegin(client);
 		try {
-			await client.query("begin");
 			let db = this.onClient.get(client);
 			if (!db) {
 				db = drizzle(client, { schema });
@@ -78,18 +79,22 @@ export class PgConnection {
 			}
 			const inside = db;
 			const runner: Runner = {
-				run: (op) => translate(() => op(inside)),
-				atomic: (op) => translate(() => op(inside)),
-				query: (text, values) => translate(() => namedQuery(client, text, values)),
+				run: (op) => translate(() => opening.before(() => op(inside))),
+				atomic: (op) => translate(() => opening.before(() => op(inside))),
+				query: (text, values) => translate(() => opening.with(() => namedQuery(client, text, values))),
 			};
-			const result = await translate(() => this.insideTransaction.run(this, () => fn({ db: inside, runner })));
-			await client.query("commit");
+			const result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
+			if (opening.begun) {
+				await opening.begun;
+				await client.query("commit");
+			}
 			return result;
 		} catch (error) {
 			// A connection whose ROLLBACK fails is in an unknown state: the pool must not hand it out again.
-			await client.query("rollback").catch(() => {
-				broken = true;
-			});
+			if (opening.begun)
+				await client.query("rollback").catch(() => {
+					broken = true;
+				});
 			throw error;
 		} finally {
 			client.off("error", onError);
@@ -102,6 +107,46 @@ export class PgConnection {
 			// The root store inside a transaction would write outside it, on another connection.
 			throw new Error("storage-pg: the root store was used inside a transaction; use the transaction's store");
 		}
+	}
+}
+
+/**
+ * A transaction's BEGIN, sent with its first statement in one write rather than in a round trip
+ * of its own: the pool's clients pipeline (`pipeline: true`, create-store.ts), so the statement
+ * goes out behind BEGIN without waiting for its answer, and the socket is corked around both. On
+ * loopback TCP each write costs the sender a `writev` and PostgreSQL a wake-up (performance-storage.md,
+ * "PostgreSQL (stop 27)"). A transaction that runs no statement sends neither BEGIN nor COMMIT.
+ *
+ * BEGIN fails only where the statement behind it fails too (a dead connection, or one left in a
+ * failed transaction, which answers every statement with 25P02), so the statement never runs
+ * outside the transaction it was meant for; its caller sees BEGIN's error, and so does COMMIT.
+ */
+class LazyBegin {
+	begun: Promise<unknown> | null = null;
+
+	constructor(private readonly client: pg.PoolClient) {}
+
+	/** Runs `send` (which must write its statement synchronously) behind BEGIN, in the same write when BEGIN is still to go. */
+	with<T>(send: () => Promise<T>): Promise<T> {
+		if (this.begun) return send();
+		const stream = this.client.connection.stream;
+		stream.cork();
+		let sent: Promise<T>;
+		try {
+			this.begun = this.client.query("begin");
+			sent = send();
+		} finally {
+			stream.uncork();
+		}
+		// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
+		return Promise.all([this.begun, sent]).then(([, result]) => result);
+	}
+
+	/** Runs `op` (drizzle, which writes after a few ticks) once BEGIN has been answered. */
+	async before<T>(op: () => Promise<T>): Promise<T> {
+		this.begun ??= this.client.query("begin");
+		await this.begun;
+		return op();
 	}
 }
 

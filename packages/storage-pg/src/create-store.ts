@@ -45,6 +45,9 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		// A transaction left open by a stalled caller must not hold its locks for ever.
 		idle_in_transaction_session_timeout: timeoutMs,
 		application_name: "as2kit",
+		// A transaction's BEGIN is written with its first statement (connection.ts, LazyBegin).
+		// Every other caller awaits each query before the next, so it runs as without pipelining.
+		pipeline: true,
 	});
 	// An idle client's error (the server restarted, the connection dropped) must not crash
 	// the process: the pool drops that client and the next query opens another.
@@ -92,7 +95,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			// A nested transaction joins the open one.
 			transaction: inTransaction
 				? (fn) => fn(store)
-				: (fn) => connection.transaction((tx) => fn(storeOver(tx.runner, true))),
+				: (fn) => connection.transaction((runner) => fn(storeOver(runner, true))),
 			close: () => {
 				closed ??= Promise.all([pool.end(), ddl.end()]).then(() => {});
 				return closed;

@@ -1,0 +1,97 @@
+/**
+ * The transaction of connection.ts on the wire: BEGIN goes out with the first statement
+ * (LazyBegin), and every way into a transaction runs inside it.
+ */
+import { sql } from "drizzle-orm";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PgConnection, type Runner } from "./connection.ts";
+
+/** The test PostgreSQL's maintenance URL (test/pg/global-setup.ts); null only outside CI without one. */
+const url = inject("pgUrl");
+
+describe.skipIf(url === null)("PgConnection transactions", () => {
+	let pool: pg.Pool;
+	let connection: PgConnection;
+	/** Writes to PostgreSQL's sockets: each is one `write`/`writev` system call. */
+	let writes = 0;
+
+	beforeAll(() => {
+		// As create-store.ts makes it; one connection, so that every test reuses it.
+		pool = new pg.Pool({ connectionString: url ?? "", max: 1, pipeline: true });
+		pool.on("connect", (client) => {
+			const stream = client.connection.stream as unknown as {
+				_write: (...args: unknown[]) => unknown;
+				_writev: (...args: unknown[]) => unknown;
+			};
+			for (const method of ["_write", "_writev"] as const) {
+				const original = stream[method].bind(stream);
+				stream[method] = (...args: unknown[]) => {
+					writes += 1;
+					return original(...args);
+				};
+			}
+		});
+		connection = new PgConnection(pool);
+	});
+	afterAll(() => pool.end());
+
+	/** The writes `fn` makes, counted once a connection is open (the pool's first connect writes too). */
+	async function writesOf(fn: () => Promise<unknown>): Promise<number> {
+		await pool.query("select 1");
+		const before = writes;
+		await fn();
+		return writes - before;
+	}
+
+	const transactionId = (runner: Runner) =>
+		runner.query<{ id: string }>("select txid_current()::text as id", []).then(([row]) => row?.id);
+
+	it("writes BEGIN with the first statement: two statements and COMMIT are three writes, one transaction", async () => {
+		let ids: (string | undefined)[] = [];
+		const count = await writesOf(() =>
+			connection.transaction(async (runner) => {
+				ids = [await transactionId(runner), await transactionId(runner)];
+			}),
+		);
+		expect(count).toBe(3);
+		expect(ids[0]).toBeDefined();
+		expect(ids[1]).toBe(ids[0]);
+	});
+
+	it("sends neither BEGIN nor COMMIT for a transaction that runs no statement", async () => {
+		expect(await writesOf(() => connection.transaction(async () => "nothing"))).toBe(0);
+	});
+
+	it("runs drizzle's statements of `atomic`, from the root and inside a transaction, in one transaction", async () => {
+		const idsOf = (runner: Runner) =>
+			runner.atomic(async (db) => {
+				const first = await db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+				const second = await db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+				return [first.rows[0]?.id, second.rows[0]?.id];
+			});
+		const [a, b] = await idsOf(connection.root);
+		expect(a).toBeDefined();
+		expect(b).toBe(a);
+		const [c, d, e] = await connection.transaction(async (runner) => [
+			await transactionId(runner),
+			...(await idsOf(runner)),
+		]);
+		expect(c).toBeDefined();
+		expect([d, e]).toEqual([c, c]);
+	});
+
+	it("rolls back when a statement fails, the first one too, and the connection serves the next transaction", async () => {
+		const divideByZero = (runner: Runner) => runner.query("select 1 / 0", []);
+		await expect(connection.transaction(divideByZero)).rejects.toThrow(/division by zero/);
+		const setting = connection.transaction(async (runner) => {
+			await runner.query("select set_config('as2kit.probe', 'not rolled back', false)", []);
+			await divideByZero(runner);
+		});
+		await expect(setting).rejects.toThrow(/division by zero/);
+		const [row] = await connection.transaction((runner) =>
+			runner.query<{ probe: string | null }>("select current_setting('as2kit.probe', true) as probe", []),
+		);
+		expect(row?.probe ?? "").toBe("");
+	});
+});
