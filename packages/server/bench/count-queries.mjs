@@ -6,9 +6,10 @@
 //     BENCH_MESSAGES=500 node packages/server/bench/throughput.mjs
 //   node packages/server/bench/count-queries.mjs "$BENCH_QUERY_COUNTS" 500 [--top 40]
 //
-// As a preload (BENCH_QUERY_COUNTS set), every PostgreSQL query (node-postgres' Client.query:
-// each is one round trip) and every SQLite statement (better-sqlite3's run/get/all/iterate and
-// exec: BEGIN and COMMIT included) is counted; at exit the counts go to
+// As a preload (BENCH_QUERY_COUNTS set), every PostgreSQL query (node-postgres' Client.query),
+// the writes to PostgreSQL's sockets (a transaction's BEGIN shares its first statement's) and
+// every SQLite statement (better-sqlite3's run/get/all/iterate and exec: BEGIN and COMMIT
+// included) is counted; at exit the counts go to
 // <dir>/<AS2_DATA_DIR's name or "pid-N">.json (the bench names instances "as2kit-bench-sender-…").
 // Set-up (accounts, partners, certificates) is counted too: a few statements, spread over the
 // messages. As a command, it prints each process's statements per message.
@@ -38,8 +39,21 @@ function preload(dir) {
 	try {
 		const pg = requireFrom("storage-pg")("pg");
 		const query = pg.Client.prototype.query;
+		const watched = new WeakSet();
 		pg.Client.prototype.query = function (config, ...rest) {
 			count(`pg: ${typeof config === "string" ? config : (config?.text ?? config?.name ?? "?")}`);
+			// Writes to the connection's socket, each one system call (queries corked together share one).
+			const stream = this.connection?.stream;
+			if (stream && !watched.has(stream)) {
+				watched.add(stream);
+				for (const method of ["_write", "_writev"]) {
+					const original = stream[method];
+					stream[method] = function (...args) {
+						count("pg socket writes (system calls)");
+						return original.apply(this, args);
+					};
+				}
+			}
 			return query.call(this, config, ...rest);
 		};
 	} catch {}
@@ -72,7 +86,7 @@ function report(args) {
 	const { messages, top, files } = countFiles(args, "count-queries.mjs");
 	for (const { file, data } of files) {
 		const counts = Object.entries(data).sort((a, b) => b[1] - a[1]);
-		const total = counts.reduce((sum, [, n]) => sum + n, 0);
+		const total = counts.filter(([text]) => /^(pg|sqlite): /.test(text)).reduce((sum, [, n]) => sum + n, 0);
 		console.log(`\n${file}: ${(total / messages).toFixed(2)} statements per message (${total} in all)`);
 		for (const [text, n] of counts.slice(0, top)) {
 			console.log(`${(n / messages).toFixed(2).padStart(7)}  ${text.replace(/\s+/g, " ").slice(0, 150)}`);

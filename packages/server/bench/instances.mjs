@@ -2,11 +2,12 @@
 // PostgreSQL database (shared blob directory and master key), against the single SQLite
 // instance, in the same run. Same traffic as the throughput bench (5a): 10 KB EDI, sha256 +
 // aes256 + compression + signed sync MDN over loopback HTTPS, to one receiving instance.
-// PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
+// PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set; the senders
+// reach it through its Unix socket (BENCH_PG_TCP=1: over loopback TCP, as before stop 27).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
@@ -77,6 +78,9 @@ async function run(storage, instances) {
 		await admin(`create database ${dbName}`);
 		const url = new URL(maintenanceUrl);
 		url.pathname = `/${dbName}`;
+		// The senders reach the bench's own cluster as a deployment on one host would: through its
+		// Unix socket (README, "Running several instances"); BENCH_PG_TCP=1 keeps loopback TCP.
+		if (cluster && process.env.BENCH_PG_TCP !== "1") url.searchParams.set("host", dirname(cluster.dataDir));
 		databaseUrl = url.toString();
 	}
 	const masterKey = randomBytes(32).toString("hex");
