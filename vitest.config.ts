@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // "dev-source" resolves workspace packages to their TypeScript sources, so tests never run
 // against a stale dist/ (tests run in Node, hence the SSR resolver too).
@@ -35,6 +35,8 @@ export default defineConfig({
 						"test/**/*.test.ts",
 						"examples/**/*.test.ts",
 					],
+					// Connects to PostgreSQL whatever the project: it runs once, in blackbox-on-postgresql.
+					exclude: [...configDefaults.exclude, "test/blackbox/pg-unix-socket.test.ts"],
 				},
 			},
 			{

@@ -19,8 +19,9 @@ async function onMaintenance<T>(fn: (client: pg.Client) => Promise<T>): Promise<
 	}
 }
 
-// The store is PostgreSQL whatever the project: it runs once, in the PostgreSQL one.
-describe.skipIf(process.env.AS2KIT_TEST_STORE !== "pg")("the built server on PostgreSQL's Unix socket", () => {
+// The store is PostgreSQL whatever the project: vitest.config.ts runs this file in the
+// PostgreSQL project only.
+describe("the built server on PostgreSQL's Unix socket", () => {
 	let database: TestDatabase;
 	let server: BuiltServer;
 	beforeAll(async () => {
