@@ -25,6 +25,22 @@ afterEach(async () => {
 	close = null;
 });
 
+/** An HTTPS server answering 200 "ok", counting its TLS connections; closed after the test. */
+async function countingOkServer(key: string | Buffer, cert: string | Buffer) {
+	const server = createHttpsServer({ key, cert }, (req, res) => {
+		req.resume();
+		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+	});
+	let count = 0;
+	server.on("secureConnection", () => count++);
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => {
+		server.closeAllConnections();
+		return new Promise((resolve) => server.close(() => resolve()));
+	};
+	return { server, connections: () => count };
+}
+
 it("streams a large body with backpressure and leaves no listeners behind on each wait", async () => {
 	let received = 0;
 	const server = createServer((req, res) => {
@@ -167,17 +183,7 @@ it("closes an idle kept-alive connection before the partner's keep-alive timeout
 
 it("checks a pinned certificate once per connection, and leaves no listener on a kept-alive socket request after request", async () => {
 	const identity = certs.selfSigned("pinned-partner");
-	const server = createHttpsServer({ key: identity.keyPem, cert: identity.certPem }, (req, res) => {
-		req.resume();
-		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
-	});
-	let connections = 0;
-	server.on("secureConnection", () => connections++);
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	close = () => {
-		server.closeAllConnections();
-		return new Promise((resolve) => server.close(() => resolve()));
-	};
+	const { server, connections } = await countingOkServer(identity.keyPem, identity.certPem);
 	const pin = new X509Certificate(identity.certPem).fingerprint256.replaceAll(":", "").toLowerCase();
 	const post = (pinnedSha256: string) =>
 		postAs2({
@@ -206,37 +212,27 @@ it("checks a pinned certificate once per connection, and leaves no listener on a
 	} finally {
 		process.off("warning", onWarning);
 	}
-	expect(connections).toBe(1);
+	expect(connections()).toBe(1);
 	expect(warnings).not.toContain("MaxListenersExceededWarning");
 	// The pin is still enforced on a new connection (another pin: another agent, another socket).
 	await expect(post("00".repeat(32))).rejects.toThrow(/pinned/);
 });
 
 it("verifies the partner by its CA over a kept-alive connection, and never reuses that connection under another CA", async () => {
-	const server = createHttpsServer({ key: readFileSync(pki.keyPath), cert: readFileSync(pki.certPath) }, (req, res) => {
-		req.resume();
-		req.on("end", () => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
-	});
-	let connections = 0;
-	server.on("secureConnection", () => connections++);
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	close = () => {
-		server.closeAllConnections();
-		return new Promise((resolve) => server.close(() => resolve()));
-	};
+	const { server, connections } = await countingOkServer(readFileSync(pki.keyPath), readFileSync(pki.certPath));
 	const post = (caPem: string | null) =>
 		postAs2({
 			...fourByteExchange(`https://127.0.0.1:${(server.address() as AddressInfo).port}/as2`),
 			tls: { caPem, pinnedSha256: null },
 		});
 	for (let i = 0; i < 3; i++) expect((await post(pki.caPem)).status).toBe(200);
-	expect(connections).toBe(1);
+	expect(connections()).toBe(1);
 	// Another CA (the connection to the same address stays in the first CA's pool), and none:
 	// neither the system roots nor the kept-alive socket vouch for this server.
 	const otherCa = certs.selfSigned("another-ca").certPem;
 	await expect(post(otherCa)).rejects.toThrow(/certificate/);
 	await expect(post(null)).rejects.toThrow(/certificate/);
-	expect(connections).toBe(1);
+	expect(connections()).toBe(1);
 });
 
 /** A partner that reads the whole body and answers `ok`, counting the requests it got. */
