@@ -288,6 +288,26 @@ it("stops on the caller's signal, already aborted or aborted in flight, without 
 	expect(stopped.message).not.toMatch(/within/);
 });
 
+it("opens no connection for an exchange whose signal is already aborted (a lease lost before sending)", async () => {
+	const partner = await countingPartner();
+	let lookups = 0;
+	const counting: typeof guard = {
+		...guard,
+		lookup: ((...args: Parameters<typeof guard.lookup>) => {
+			lookups++;
+			return guard.lookup(...args);
+		}) as typeof guard.lookup,
+	};
+	// By name, so that a connection starts with a lookup through the guard.
+	const exchange = { ...fourByteExchange(partner.url.replace("127.0.0.1", "localhost")), guard: counting };
+	const refused = await postAs2({ ...exchange, signal: AbortSignal.abort(new Error("lease lost")) }).catch((e) => e);
+	expect(refused.code).toBe("PARTNER_UNREACHABLE");
+	expect(lookups).toBe(0);
+	// The same exchange, not aborted, does look the partner up: the count above could have moved.
+	expect((await postAs2(exchange)).status).toBe(200);
+	expect(lookups).toBe(1);
+});
+
 it("leaves no listener on the caller's signal once the exchange is over", async () => {
 	const partner = await countingPartner();
 	const lease = new AbortController();

@@ -157,6 +157,9 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 	else options.signal?.addEventListener("abort", stopOnCallerAbort, { once: true });
 	const send = url.protocol === "https:" ? httpsRequest : httpRequest;
 	try {
+		// Stopped before it starts (a lease already lost): no request, so no lookup nor connection
+		// the agent would start for nothing.
+		if (stopped) throw toUnreachable(stopped, url, timedOut, options.totalTimeoutMs);
 		let written: Promise<void> = Promise.resolve();
 		const answered = new Promise<PostResult>((resolve, reject) => {
 			const request = send(url, {
@@ -166,7 +169,6 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 				lookup: options.guard.lookup,
 			});
 			current = request;
-			if (stopped) request.destroy(stopped);
 			request.setTimeout(options.idleTimeoutMs, () =>
 				request.destroy(unreachable(`no progress for ${options.idleTimeoutMs} ms talking to ${url.host}`)),
 			);
