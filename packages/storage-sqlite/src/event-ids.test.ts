@@ -1,13 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { As2Store, EventRecord } from "@as2kit/core/store";
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore } from "./create-store.ts";
+import { migratedBefore } from "./migrated-before.test-support.ts";
 
 /**
  * An event's `evt_` id is its own seq (migration 0017, repositories/event-seq.ts): one
@@ -80,15 +78,7 @@ describe("event ids from the events' own seq", () => {
 
 	it("upgrades a database with events: new ids follow every id handed out before, in list order", async () => {
 		// The database as migrations 0000–0016 left it: ids from the sequences table, ahead of seq.
-		const migrations = join(dir, "migrations");
-		cpSync(fileURLToPath(new URL("../migrations", import.meta.url)), migrations, { recursive: true });
-		rmSync(join(migrations, "0017_event_ids_from_seq.sql"));
-		const journalFile = join(migrations, "meta", "_journal.json");
-		const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-		journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < "0017");
-		writeFileSync(journalFile, JSON.stringify(journal));
-		const before = new Database(url);
-		migrate(drizzle(before), { migrationsFolder: migrations });
+		const before = migratedBefore(url, dir, "0017");
 		const insert = before.prepare(
 			`INSERT INTO events (id, account_id, tenant_id, kind, subject_id, data, environment, created_at)
 			VALUES (?, 'acc_000001', 'tnt_000001', 'tenant.updated', 'tnt_000001', '{}', 'live', 0)`,

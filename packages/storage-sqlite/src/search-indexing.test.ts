@@ -1,14 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { As2Store } from "@as2kit/core/store";
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { message } from "../../../test/storage/suites/messages.ts";
 import { createSqliteStore, type SqliteStoreOptions } from "./create-store.ts";
+import { migratedBefore } from "./migrated-before.test-support.ts";
 
 let dir: string;
 let url: string;
@@ -141,15 +139,7 @@ describe("search indexing in batches", () => {
 
 	it("keeps what migration 0006 indexed, and queues what comes after 0008", async () => {
 		// The database as it was before 0008: migrations 0000–0007 only.
-		const migrations = join(dir, "migrations");
-		cpSync(fileURLToPath(new URL("../migrations", import.meta.url)), migrations, { recursive: true });
-		rmSync(join(migrations, "0008_deferred_message_search.sql"));
-		const journalFile = join(migrations, "meta", "_journal.json");
-		const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-		journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < "0008");
-		writeFileSync(journalFile, JSON.stringify(journal));
-		const before = new Database(url);
-		migrate(drizzle(before), { migrationsFolder: migrations });
+		const before = migratedBefore(url, dir, "0008");
 		// A row written by the 0006 trigger, as the previous version stored it.
 		const row = message("msg_000001", { subject: "Invoice 4711" });
 		const columns = before.prepare("SELECT name FROM pragma_table_info('messages')").pluck().all() as string[];
