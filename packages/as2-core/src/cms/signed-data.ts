@@ -1,7 +1,7 @@
 import { DIGESTS, type DigestAlgorithm } from "../algorithms.ts";
 import { type CertificateFields, readCertificateFields } from "../certs/certificate-fields.ts";
 import { privateKeyMatches } from "../certs/certificate-key.ts";
-import { der, derOctetString, derOid, derSmallInteger, encodeDer, sizeOf } from "../certs/der-writer.ts";
+import { der, derOctetString, derOid, derSmallInteger, derTime, encodeDer, tlvSize } from "../certs/der-writer.ts";
 import { checkSigningKeySize } from "../certs/key-size.ts";
 import { id_data, id_signedData } from "../certs/oids.ts";
 import {
@@ -18,6 +18,7 @@ import {
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import { digestAlgorithmIdentifier, signatureAlgorithmIdentifier } from "./signed-algorithms.ts";
 import { encodeSignedAttributes } from "./signed-attributes.ts";
+import { fillTemplate, fitsTime, makeTemplate, type SignedDataTemplate } from "./signed-data-template.ts";
 
 export { inspectSignedData, type SignatureInfo } from "./signed-inspect.ts";
 export { type VerifyOptions, verifyDetached } from "./signed-verify.ts";
@@ -53,16 +54,26 @@ export interface DetachedSigner {
 	contentDigest(): Uint8Array;
 }
 
-interface Prepared {
+/** What stays the same from message to message for one key, certificate, chain and options. */
+interface SigningIdentity {
 	key: PrivateKey;
 	digest: DigestAlgorithm;
 	params: SignatureParameters;
 	signatureLength: number;
-	signingTime: Date;
 	withAttributes: boolean;
 	algorithmProtection: boolean;
+	chain: readonly Uint8Array[];
 	certificates: Uint8Array[];
 	signer: CertificateFields;
+	/** One per signing-time form (UTCTime until 2049, GeneralizedTime after), made on first use. */
+	templates: SignedDataTemplate[];
+}
+
+interface Prepared {
+	identity: SigningIdentity;
+	template: SignedDataTemplate;
+	/** The DER signing-time; absent without signed attributes. */
+	time: Uint8Array | undefined;
 }
 
 /**
@@ -80,27 +91,14 @@ interface Prepared {
  */
 export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 	const prepared = prepare(opts);
-	// Sized on first request only: a buffered signer (signDetached) never needs it ahead.
-	let size: number | undefined;
-	const announcedSize = () =>
-		(size ??= sizeOf(
-			encodeContentInfo(
-				prepared,
-				prepared.withAttributes
-					? signedAttributesOf(prepared, new Uint8Array(DIGESTS[prepared.digest].size))
-					: undefined,
-				new Uint8Array(prepared.signatureLength),
-			),
-		));
-	const digest: Digest = createDigest(prepared.digest);
-	const streamSigner: StreamSigner | undefined = prepared.withAttributes
+	const { identity } = prepared;
+	const digest: Digest = createDigest(identity.digest);
+	const streamSigner: StreamSigner | undefined = identity.withAttributes
 		? undefined
-		: createStreamSigner(prepared.key, prepared.params);
+		: createStreamSigner(identity.key, identity.params);
 	let contentDigest: Uint8Array | undefined;
 	return {
-		get size() {
-			return announcedSize();
-		},
+		size: prepared.template.der.byteLength,
 		update(chunk) {
 			if (contentDigest) throw new As2Error("SIGNING_FAILED", "update() after finish()");
 			digest.update(chunk);
@@ -109,10 +107,7 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 		finish() {
 			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
 			contentDigest = digest.digest();
-			const out = signedData(prepared, contentDigest, streamSigner);
-			if (size !== undefined && out.byteLength !== size)
-				throw new As2Error("INTERNAL_ERROR", `SignedData is ${out.byteLength} bytes, announced ${size}`);
-			return out;
+			return signedData(prepared, contentDigest, streamSigner);
 		},
 		contentDigest() {
 			if (!contentDigest) throw new As2Error("SIGNING_FAILED", "contentDigest() before finish()");
@@ -140,30 +135,74 @@ export function signBufferedDetached(
 	opts: SignOptions,
 ): { der: Uint8Array; contentDigest: Uint8Array } {
 	const prepared = prepare(opts);
-	if (!prepared.withAttributes) {
+	if (!prepared.identity.withAttributes) {
 		// The RSA signature covers the content itself: a node Sign object, as when streaming.
 		const signer = createDetachedSigner(opts);
 		signer.update(content);
 		return { der: signer.finish(), contentDigest: signer.contentDigest() };
 	}
-	const contentDigest = digestBytes(prepared.digest, content);
+	const contentDigest = digestBytes(prepared.identity.digest, content);
 	return { der: signedData(prepared, contentDigest, undefined), contentDigest };
 }
 
-/** The DER ContentInfo(SignedData) once the content digest is known. */
+/** The DER ContentInfo(SignedData) once the content digest is known: the identity's template filled in. */
 function signedData(prepared: Prepared, contentDigest: Uint8Array, streamSigner: StreamSigner | undefined): Uint8Array {
-	const attributes = prepared.withAttributes ? signedAttributesOf(prepared, contentDigest) : undefined;
-	const signature = attributes ? signBytes(prepared.key, prepared.params, attributes) : streamSigner!.sign();
-	if (signature.byteLength !== prepared.signatureLength) {
-		throw new As2Error(
-			"SIGNING_FAILED",
-			`RSA signature of ${signature.byteLength} bytes, expected ${prepared.signatureLength}`,
-		);
-	}
-	return encodeDer(encodeContentInfo(prepared, attributes, signature));
+	const { identity } = prepared;
+	return fillTemplate(prepared.template, { time: prepared.time, digest: contentDigest }, (attributes) =>
+		attributes ? signBytes(identity.key, identity.params, attributes) : streamSigner!.sign(),
+	);
 }
 
 function prepare(opts: SignOptions): Prepared {
+	const identity = signingIdentityOf(opts);
+	const signingTime = opts.signingTime ?? new Date();
+	const time = identity.withAttributes ? derTime(signingTime) : undefined;
+	let template = identity.templates.find((t) => !time || fitsTime(t, time));
+	if (!template) {
+		template = templateOf(identity, signingTime);
+		identity.templates.push(template);
+	}
+	return { identity, template, time };
+}
+
+/**
+ * Signing identities by key object, then certificate array: a rotated key or certificate is a
+ * new object (the server imports each certificate version once), so it gets its own entry and
+ * template, and the old ones go with their objects. The arrays must not change in place.
+ */
+const identities = new WeakMap<PrivateKey, WeakMap<Uint8Array, SigningIdentity[]>>();
+/** Variants of one key and certificate (digests, schemes, chains) kept at most. */
+const VARIANTS_PER_CERTIFICATE = 8;
+
+function signingIdentityOf(opts: SignOptions): SigningIdentity {
+	const key = opts.privateKey as PrivateKey | undefined;
+	const variants = key && typeof key === "object" ? identities.get(key)?.get(opts.certificate) : undefined;
+	const scheme = opts.scheme ?? (key?.asymmetricKeyType === "rsa-pss" ? "pss" : "pkcs1");
+	const chain = opts.chain ?? [];
+	const found = variants?.find(
+		(identity) =>
+			identity.digest === opts.digest &&
+			identity.params.scheme === scheme &&
+			identity.withAttributes === (opts.signedAttributes !== false) &&
+			identity.algorithmProtection === (opts.algorithmProtection !== false) &&
+			identity.chain.length === chain.length &&
+			identity.chain.every((certificate, i) => certificate === chain[i]),
+	);
+	if (found) return found;
+	const made = makeSigningIdentity(opts);
+	let perKey = identities.get(made.key);
+	if (!perKey) {
+		perKey = new WeakMap();
+		identities.set(made.key, perKey);
+	}
+	const list = perKey.get(opts.certificate) ?? [];
+	if (list.length >= VARIANTS_PER_CERTIFICATE) list.shift();
+	list.push(made);
+	perKey.set(opts.certificate, list);
+	return made;
+}
+
+function makeSigningIdentity(opts: SignOptions): SigningIdentity {
 	const key = opts.privateKey as PrivateKey | undefined;
 	if (!key || typeof key !== "object" || key.type !== "private") {
 		throw new As2Error("SIGNING_FAILED", "a private key is required to sign");
@@ -203,23 +242,36 @@ function prepare(opts: SignOptions): Prepared {
 		digest,
 		params: { digest, scheme, saltLength: DIGESTS[digest].size },
 		signatureLength: Math.ceil(bits / 8),
-		signingTime: opts.signingTime ?? new Date(),
 		withAttributes: opts.signedAttributes !== false,
 		algorithmProtection: opts.algorithmProtection !== false,
+		chain: [...chain],
 		certificates: [opts.certificate, ...chain],
 		signer,
+		templates: [],
 	};
 }
 
-function signedAttributesOf(prepared: Prepared, messageDigest: Uint8Array): Uint8Array {
+/** The identity's SignedData encoded once, with a zero digest and signature, and its holes found. */
+function templateOf(identity: SigningIdentity, signingTime: Date): SignedDataTemplate {
+	const attributes = identity.withAttributes
+		? signedAttributesOf(identity, signingTime, new Uint8Array(DIGESTS[identity.digest].size))
+		: undefined;
+	const der = encodeDer(encodeContentInfo(identity, attributes, new Uint8Array(identity.signatureLength)));
+	const signatureTail =
+		signatureAlgorithmIdentifier(identity.digest, identity.params.scheme).byteLength +
+		tlvSize(identity.signatureLength);
+	return makeTemplate(der, identity.signatureLength, signatureTail, attributes?.byteLength);
+}
+
+function signedAttributesOf(identity: SigningIdentity, signingTime: Date, messageDigest: Uint8Array): Uint8Array {
 	return encodeSignedAttributes({
 		messageDigest,
-		signingTime: prepared.signingTime,
-		...(prepared.algorithmProtection
+		signingTime,
+		...(identity.algorithmProtection
 			? {
 					algorithmProtection: {
-						digestAlgorithm: digestAlgorithmIdentifier(prepared.digest),
-						signatureAlgorithm: signatureAlgorithmIdentifier(prepared.digest, prepared.params.scheme),
+						digestAlgorithm: digestAlgorithmIdentifier(identity.digest),
+						signatureAlgorithm: signatureAlgorithmIdentifier(identity.digest, identity.params.scheme),
 					},
 				}
 			: {}),
@@ -235,7 +287,7 @@ const ENCAP_CONTENT_INFO = encodeDer(der(0x30, derOid(id_data)));
  * with one §5.3 SignerInfo. eContent is absent: the content travels in the first part of
  * multipart/signed. The certificates go signer first (several receivers take the first).
  */
-function encodeContentInfo(prepared: Prepared, signedAttributes: Uint8Array | undefined, signature: Uint8Array) {
+function encodeContentInfo(prepared: SigningIdentity, signedAttributes: Uint8Array | undefined, signature: Uint8Array) {
 	const digestAlgorithm = digestAlgorithmIdentifier(prepared.digest);
 	let signedAttrs: Uint8Array[] = [];
 	if (signedAttributes) {
