@@ -63,14 +63,15 @@ export interface SignedAttributes {
  * Reads `signedAttrs [0] IMPLICIT` from a SignerInfo. The signed bytes are the ORIGINAL
  * encoding with its first octet replaced by 0x31, not a re-serialization: senders' encodings
  * vary (non-minimal lengths, unsorted SETs) and the signature covers what they wrote. A BER
- * indefinite length gets a definite header over the same contents.
+ * indefinite length gets a definite header over the same contents. The values are views
+ * into `bytes` (readSignedData's own copy); the signed bytes are a copy, re-tagged.
  */
 export function readSignedAttributes(bytes: Uint8Array, tlv: Tlv): SignedAttributes {
 	let signedBytes: Uint8Array;
 	if (tlv.indefinite) {
 		signedBytes = encodeDer(der(0x31, bytes.subarray(tlv.contentStart, tlv.contentEnd)));
 	} else {
-		signedBytes = Uint8Array.from(bytes.subarray(tlv.start, tlv.end));
+		signedBytes = new Uint8Array(bytes.subarray(tlv.start, tlv.end));
 		signedBytes[0] = 0x31;
 	}
 	const out: SignedAttributes = { signedBytes };
@@ -93,7 +94,7 @@ export function readSignedAttributes(bytes: Uint8Array, tlv: Tlv): SignedAttribu
 				if (out.messageDigest !== undefined) throw malformed("two message-digest attributes");
 				const value = single();
 				if (!is(value, 0, TAG.OCTET_STRING)) throw malformed("message-digest is not an OCTET STRING");
-				out.messageDigest = new Uint8Array(contentOf(bytes, value));
+				out.messageDigest = contentOf(bytes, value);
 				break;
 			}
 			case id_signingTime:
@@ -111,7 +112,7 @@ export function readSignedAttributes(bytes: Uint8Array, tlv: Tlv): SignedAttribu
 					if (algorithm) oidOf(bytes, childrenOf(bytes, algorithm)[0]!);
 				}
 				out.algorithmProtection = {
-					digestAlgorithm: new Uint8Array(encodingOf(bytes, digestAlgorithm)),
+					digestAlgorithm: encodingOf(bytes, digestAlgorithm),
 					...(signature ? { signatureAlgorithm: retagged(bytes, signature, 0x30) } : {}),
 				};
 				break;

@@ -1,5 +1,4 @@
 import type { DigestAlgorithm } from "../algorithms.ts";
-import { plainBytes } from "../bytes/index.ts";
 import {
 	BerError,
 	CONTEXT,
@@ -40,7 +39,7 @@ export interface ParsedSignerInfo {
 export interface ParsedSignedData {
 	eContentType: string;
 	eContent?: Uint8Array;
-	/** Certificates (the `certificate` choice only), copied out of the input. */
+	/** Certificates (the `certificate` choice only). */
 	certificates: Uint8Array[];
 	signerInfos: ParsedSignerInfo[];
 }
@@ -49,10 +48,14 @@ export interface ParsedSignedData {
  * Reads a ContentInfo(SignedData) (RFC 5652 §3, §5.1), DER or BER (indefinite lengths,
  * constructed OCTET STRINGs: `openssl cms -sign -stream` and Java senders). Structure
  * errors are MALFORMED_CMS; unknown algorithms UNSUPPORTED_ALGORITHM.
+ *
+ * The input is copied once and every byte field of the result is a view into that copy: the
+ * result never shares memory with the caller's bytes, for one allocation rather than one per
+ * field (certificates, identifiers, algorithms, attributes: about ten a message, issue #20).
  */
 export function readSignedData(der: Uint8Array): ParsedSignedData {
 	try {
-		return parse(plainBytes(der));
+		return parse(der instanceof Uint8Array ? new Uint8Array(der) : der);
 	} catch (error) {
 		if (isAs2Error(error)) throw error;
 		if (error instanceof BerError)
@@ -83,13 +86,13 @@ function parse(bytes: Uint8Array): ParsedSignedData {
 	let eContent: Uint8Array | undefined;
 	if (encap[1]) {
 		const inner = childrenOf(bytes, expectTag(encap[1], 0, "eContent", CONTEXT))[0];
-		eContent = new Uint8Array(octetsOf(bytes, expectTag(inner, TAG.OCTET_STRING, "eContent")));
+		eContent = octetsOf(bytes, expectTag(inner, TAG.OCTET_STRING, "eContent"));
 	}
 	const certificates: Uint8Array[] = [];
 	let i = 3;
 	if (is(items[i], CONTEXT, 0)) {
 		for (const choice of childrenOf(bytes, items[i]!)) {
-			if (is(choice, UNIVERSAL, TAG.SEQUENCE)) certificates.push(new Uint8Array(encodingOf(bytes, choice)));
+			if (is(choice, UNIVERSAL, TAG.SEQUENCE)) certificates.push(encodingOf(bytes, choice));
 		}
 		i++;
 	}
@@ -107,12 +110,12 @@ function readSignerInfo(bytes: Uint8Array, signerInfo: Tlv): ParsedSignerInfo {
 	if (is(sidTlv, UNIVERSAL, TAG.SEQUENCE)) {
 		const [issuer, serial] = childrenOf(bytes, sidTlv);
 		sid = {
-			issuer: new Uint8Array(encodingOf(bytes, expectTag(issuer, TAG.SEQUENCE, "issuer"))),
-			serial: new Uint8Array(contentOf(bytes, expectTag(serial, TAG.INTEGER, "serialNumber"))),
+			issuer: encodingOf(bytes, expectTag(issuer, TAG.SEQUENCE, "issuer")),
+			serial: contentOf(bytes, expectTag(serial, TAG.INTEGER, "serialNumber")),
 		};
 	} else if (is(sidTlv, CONTEXT, 0)) {
 		// subjectKeyIdentifier [0] IMPLICIT OCTET STRING (CMS version 3 SignerInfo).
-		sid = { subjectKeyIdentifier: new Uint8Array(octetsOf(bytes, sidTlv)) };
+		sid = { subjectKeyIdentifier: octetsOf(bytes, sidTlv) };
 	} else {
 		throw new BerError("SignerInfo.sid missing or of the wrong type");
 	}
@@ -126,10 +129,10 @@ function readSignerInfo(bytes: Uint8Array, signerInfo: Tlv): ParsedSignerInfo {
 	return {
 		sid,
 		digest,
-		digestAlgorithm: new Uint8Array(encodingOf(bytes, digestTlv)),
+		digestAlgorithm: encodingOf(bytes, digestTlv),
 		signature: readSignatureAlgorithm(bytes, signatureAlgorithmTlv, digest),
-		signatureAlgorithm: new Uint8Array(encodingOf(bytes, signatureAlgorithmTlv)),
+		signatureAlgorithm: encodingOf(bytes, signatureAlgorithmTlv),
 		...(signedAttributes ? { signedAttributes } : {}),
-		signatureValue: new Uint8Array(octetsOf(bytes, signatureTlv)),
+		signatureValue: octetsOf(bytes, signatureTlv),
 	};
 }
