@@ -117,7 +117,7 @@ function peelInner(content: Uint8Array, context: Context): Peeled<Uint8Array> {
 
 /** multipart/signed (RFC 1847, RFC 5751 §3.5.3): the first part is hashed byte-exact. */
 function peelSigned(params: Record<string, string>, body: Uint8Array, context: Context): Peeled<Uint8Array> {
-	const signed = startSignedLayer(params, context);
+	const signed = startSignedLayer(params, context, createBufferedDigest);
 	const [first, second] = splitMultipart(body, signed.boundary);
 	if (!first) throw new As2Error("MALFORMED_MIME", "multipart/signed has no parts");
 	signed.digests.updateWhole(first);

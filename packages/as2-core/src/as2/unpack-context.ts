@@ -126,7 +126,16 @@ export interface SignedLayer {
 	outermost: boolean;
 }
 
-export function startSignedLayer(params: Record<string, string>, context: Context): SignedLayer {
+/**
+ * `makeDigest`: the buffered reader, which holds the part in memory, passes
+ * `createBufferedDigest`: each digest is then one call over the part, made only if asked for
+ * (a missing micalg starts all four algorithms; the signature needs one).
+ */
+export function startSignedLayer(
+	params: Record<string, string>,
+	context: Context,
+	makeDigest: (algorithm: DigestAlgorithm) => Digest = createDigest,
+): SignedLayer {
 	const boundary = params.boundary;
 	if (!boundary) throw new As2Error("MALFORMED_MIME", "multipart/signed without a boundary");
 	const headerAlgorithm = parseMicalg(params.micalg);
@@ -141,7 +150,7 @@ export function startSignedLayer(params: Record<string, string>, context: Contex
 	const outermost = !context.signedMic;
 	const micAlgorithm = context.requestedMic ?? headerAlgorithm ?? "sha256";
 	if (outermost) algorithms.add(micAlgorithm);
-	const digests = new Map([...algorithms].map((a) => [a, createDigest(a)] as const));
+	const digests = new Map([...algorithms].map((a) => [a, makeDigest(a)] as const));
 	if (outermost) context.signedMic = { digests, algorithm: micAlgorithm };
 	return { boundary, layer, digests: new LineEndingDigests(digests), outermost };
 }
@@ -165,8 +174,17 @@ export function finishSignedLayer(signed: SignedLayer, der: Uint8Array, context:
 	const options = context.options;
 	signed.digests.end();
 	const verifyOver = (digests: Map<DigestAlgorithm, Digest>) => {
-		const computed = new Map([...digests].map(([a, d]) => [a, d.digest()] as const));
-		const info = verifyDetached(der, (a) => computed.get(a), {
+		// Each digest finished when first asked for: the signature's, then the MIC's.
+		const finished = new Map<DigestAlgorithm, Uint8Array>();
+		const computed = (algorithm: DigestAlgorithm) => {
+			let value = finished.get(algorithm);
+			if (!value) {
+				value = digests.get(algorithm)?.digest();
+				if (value) finished.set(algorithm, value);
+			}
+			return value;
+		};
+		const info = verifyDetached(der, computed, {
 			...(options.partnerCertificates ? { trustedCertificates: options.partnerCertificates } : {}),
 			...(options.at ? { at: options.at } : {}),
 		});
@@ -191,7 +209,7 @@ export function finishSignedLayer(signed: SignedLayer, der: Uint8Array, context:
 	}
 	signed.layer.digest = verified.info.digest;
 	if (signed.outermost && context.signedMic) {
-		context.signedMic.value = verified.computed.get(context.signedMic.algorithm);
+		context.signedMic.value = verified.computed(context.signedMic.algorithm);
 		context.signature = verified.info;
 		context.signatureVariant = variant;
 	}
