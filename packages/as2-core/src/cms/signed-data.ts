@@ -25,7 +25,11 @@ export { type VerifyOptions, verifyDetached } from "./signed-verify.ts";
 
 export interface SignOptions {
 	privateKey: PrivateKey;
-	/** The signer's certificate, DER. */
+	/**
+	 * The signer's certificate, DER. What a signature needs of the key and certificate is
+	 * prepared once per key object and certificate array: pass the same ones message after
+	 * message, and new ones (not the same arrays changed in place) when they are rotated.
+	 */
 	certificate: Uint8Array;
 	/** Issuer certificates to include, DER. */
 	chain?: Uint8Array[];
