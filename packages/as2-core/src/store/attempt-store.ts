@@ -21,9 +21,15 @@ export interface AttemptPhases {
 export interface WireCapture {
 	/** The start line and header fields as sent or received, ending with the empty line. */
 	head: string;
-	/** The body's blob key (BlobStore); its size is the blob's. */
+	/** The body's blob key (BlobStore); its size is the blob's unless `offset` is set. */
 	blobKey: string;
 	bytes: number;
+	/**
+	 * Set when the body is a part of its blob: `bytes` from here. A request and its answer may
+	 * share one blob (one file per exchange, not two: issue #20); absent in captures stored
+	 * before, whose body is the whole blob.
+	 */
+	offset?: number;
 }
 
 export interface MessageAttemptRecord {

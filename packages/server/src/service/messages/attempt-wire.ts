@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { PassThrough } from "node:stream";
-import { concatBytes } from "@as2kit/core";
 import type { BlobInfo, BlobStore, WireCapture } from "@as2kit/core/store";
 import { bytesBody } from "./submit.ts";
 
@@ -10,6 +9,9 @@ export function wireKey(at: Date, messageId: string, attempt: number, side: "req
 	return `wire/${at.toISOString().slice(0, 7)}/${messageId}-${attempt}-${side}-${randomUUID()}`;
 }
 
+/** Where a captured body is kept: a whole blob, or a part of one (`offset`). */
+export type CapturedBody = Omit<WireCapture, "head">;
+
 /**
  * A body being captured as it is sent: a small one is held and stored at its end, a larger one
  * handed chunk by chunk to the blob store's stream with backpressure (never held whole).
@@ -17,8 +19,19 @@ export function wireKey(at: Date, messageId: string, attempt: number, side: "req
  */
 export interface WireSink {
 	write(chunk: Uint8Array): Promise<void>;
-	/** Ends the capture (what was sent so far, when the send stopped early); null when it failed. */
+	/** The body is over (sent, or the send stopped early): a streamed capture is completed now, a held one waits for `end`. */
+	close(): void;
+	/** Stores the capture (what was sent so far, when the send stopped early); null when it failed. */
 	end(): Promise<BlobInfo | null>;
+	/**
+	 * Stores the capture and the exchange's answer, if any: a held body and the answer in one
+	 * blob, the answer after the body (one file per exchange, not two: issue #20); a streamed
+	 * body is completed and the answer stored on its own at `answerKey`.
+	 */
+	endWith(
+		answer: Uint8Array | undefined,
+		answerKey: string,
+	): Promise<{ sent: CapturedBody | null; answer: CapturedBody | null }>;
 }
 
 /**
@@ -35,8 +48,16 @@ const HELD_CAPTURE_BYTES = 256 * 1024;
 export function openWireSink(blobs: BlobStore, key: string): WireSink {
 	let held: Uint8Array[] = [];
 	let heldBytes = 0;
-	let streaming: WireSink | null = null;
+	let streaming: StreamingSink | null = null;
 	let ended: Promise<BlobInfo | null> | null = null;
+	/** Stores what was sent, with `after` behind it in the same blob when the body was held. */
+	const end = (after?: Uint8Array) => {
+		ended ??= streaming
+			? streaming.end()
+			: blobs.put(key, chunksBody(after ? [...held, after] : held)).catch(() => null);
+		held = [];
+		return ended;
+	};
 	return {
 		async write(chunk) {
 			if (streaming) return streaming.write(chunk);
@@ -48,15 +69,32 @@ export function openWireSink(blobs: BlobStore, key: string): WireSink {
 			held = [];
 			for (const piece of earlier) await streaming.write(piece);
 		},
-		end() {
-			ended ??= streaming ? streaming.end() : blobs.put(key, bytesBody(concatBytes(held))).catch(() => null);
-			held = [];
-			return ended;
+		close() {
+			if (streaming) void end();
+		},
+		end: () => end(),
+		async endWith(answer, answerKey) {
+			if (!answer || ended || streaming) {
+				const sent = await end();
+				return {
+					sent: sent && { blobKey: sent.key, bytes: sent.bytes },
+					answer: answer ? await storeBody(blobs, answerKey, answer) : null,
+				};
+			}
+			const sentBytes = heldBytes;
+			const both = await end(answer);
+			if (!both) return { sent: null, answer: null };
+			return {
+				sent: { blobKey: both.key, bytes: sentBytes, offset: 0 },
+				answer: { blobKey: both.key, bytes: answer.byteLength, offset: sentBytes },
+			};
 		},
 	};
 }
 
-function openStreamingSink(blobs: BlobStore, key: string): WireSink {
+type StreamingSink = Pick<WireSink, "write" | "end">;
+
+function openStreamingSink(blobs: BlobStore, key: string): StreamingSink {
 	const pass = new PassThrough();
 	let failed = false;
 	const stored = blobs.put(key, pass).catch(() => {
@@ -87,8 +125,19 @@ export async function* teeInto(body: AsyncIterable<Uint8Array>, sink: WireSink):
 			yield chunk;
 		}
 	} finally {
-		void sink.end();
+		sink.close();
 	}
+}
+
+/** Chunks already in memory as a blob body, none copied. */
+async function* chunksBody(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+	for (const chunk of chunks) if (chunk.byteLength > 0) yield chunk;
+}
+
+/** A body in memory as a blob of its own; null when the blob store failed. */
+export async function storeBody(blobs: BlobStore, key: string, body: Uint8Array): Promise<CapturedBody | null> {
+	const blob = await blobs.put(key, bytesBody(body)).catch(() => null);
+	return blob && { blobKey: blob.key, bytes: blob.bytes };
 }
 
 /** A capture of a side whose body is already in memory (an answer, an MDN: a few kilobytes). */
@@ -98,13 +147,13 @@ export async function captureBytes(
 	head: string,
 	body: Uint8Array,
 ): Promise<WireCapture | null> {
-	try {
-		const blob = await blobs.put(key, bytesBody(body));
-		return { head, blobKey: blob.key, bytes: blob.bytes };
-	} catch {
-		return null;
-	}
+	const stored = await storeBody(blobs, key, body);
+	return stored && { head, ...stored };
 }
+
+/** The head of a received request: its header fields as they came, and the empty line. */
+const receivedHead = (headers: Iterable<[string, string]>) =>
+	`${[...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`;
 
 /** A capture of a received request, its body in memory or in the blob the receiver stored (copied: that one is released). */
 export async function captureReceived(
@@ -113,9 +162,68 @@ export async function captureReceived(
 	headers: Iterable<[string, string]>,
 	body: Uint8Array | { blobKey: string },
 ): Promise<WireCapture | null> {
-	const head = `${[...headers].map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`;
+	const head = receivedHead(headers);
 	if (body instanceof Uint8Array) return captureBytes(blobs, key, head, body);
 	const stream = await blobs.get(body.blobKey).catch(() => null);
 	const blob = stream ? await blobs.put(key, stream).catch(() => null) : null;
 	return blob ? { head, blobKey: blob.key, bytes: blob.bytes } : null;
+}
+
+/**
+ * A received request and our answer to it: when the request's body is in memory, both bodies in
+ * one blob, the answer's after the request's (one file per exchange, not two: issue #20);
+ * otherwise the stored request copied (see captureReceived) and the answer on its own.
+ */
+export async function captureReceivedExchange(
+	blobs: BlobStore,
+	keys: { exchange: string; answer: string },
+	request: { headers: Iterable<[string, string]>; body: Uint8Array | { blobKey: string } },
+	answer: { head: string; body: Uint8Array },
+): Promise<{ request: WireCapture | null; response: WireCapture | null }> {
+	if (!(request.body instanceof Uint8Array)) {
+		return {
+			request: await captureReceived(blobs, keys.exchange, request.headers, request.body),
+			response: await captureBytes(blobs, keys.answer, answer.head, answer.body),
+		};
+	}
+	const sink = openWireSink(blobs, keys.exchange);
+	await sink.write(request.body);
+	const stored = await sink.endWith(answer.body, keys.answer);
+	return {
+		request: stored.sent && { head: receivedHead(request.headers), ...stored.sent },
+		response: stored.answer && { head: answer.head, ...stored.answer },
+	};
+}
+
+/** The blobs that keep `captures`, each once (a request and its answer may share one). */
+export function capturedBlobs(captures: readonly (CapturedBody | null)[]): Set<string> {
+	return new Set(captures.flatMap((capture) => (capture ? [capture.blobKey] : [])));
+}
+/**
+ * `length` bytes of `stream` from `offset`: a part of a blob that holds more than one body (a
+ * wire capture's request and its answer share one blob). Reads no further than the part's end
+ * and lets go of the rest; a blob shorter than the part ends the part early.
+ */
+export function partOf(stream: ReadableStream<Uint8Array>, offset: number, length: number): ReadableStream<Uint8Array> {
+	const reader = stream.getReader();
+	let skip = offset;
+	let left = length;
+	return new ReadableStream<Uint8Array>({
+		async pull(controller) {
+			while (left > 0) {
+				const { done, value } = await reader.read();
+				if (done) break;
+				const from = Math.min(skip, value.byteLength);
+				skip -= from;
+				if (from === value.byteLength) continue;
+				const part = value.subarray(from, from + Math.min(left, value.byteLength - from));
+				left -= part.byteLength;
+				controller.enqueue(part);
+				return;
+			}
+			controller.close();
+			await reader.cancel().catch(() => {});
+		},
+		cancel: (reason) => reader.cancel(reason).catch(() => {}),
+	});
 }

@@ -2,6 +2,7 @@ import type { AttemptOutcome, MessageAttemptRecord, MessageRecord, WireCapture }
 import type { ServiceDeps } from "../deps.ts";
 import type { Principal } from "../principal.ts";
 import { notFound } from "../validation-error.ts";
+import { partOf } from "./attempt-wire.ts";
 import type { createMessageReads } from "./message-reads.ts";
 
 export type WireSide = "request" | "response" | "mdn";
@@ -72,17 +73,19 @@ export function createAttemptReads(deps: ServiceDeps, reads: ReturnType<typeof c
 				notFound(`the ${side} of attempt ${number} of message ${id} (not captured, or past retention)`);
 			if (!capture) throw missing();
 			const info = await blobs.stat(capture.blobKey);
-			if (!info) throw missing();
+			// A part of a blob (the request and its answer share one) is `bytes` from `offset`.
+			const { offset } = capture;
+			if (!info || (offset !== undefined && info.bytes < offset + capture.bytes)) throw missing();
 			return {
 				message,
 				attempt,
 				side,
 				head: capture.head,
-				bodyBytes: info.bytes,
+				bodyBytes: offset === undefined ? info.bytes : capture.bytes,
 				async openBody() {
 					const body = await blobs.get(capture.blobKey);
 					if (!body) throw missing();
-					return body;
+					return offset === undefined ? body : partOf(body, offset, capture.bytes);
 				},
 			};
 		},

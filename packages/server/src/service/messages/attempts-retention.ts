@@ -3,6 +3,7 @@ import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { PeriodicTask } from "../jobs/scheduler.ts";
 import type { JobHandler } from "../jobs/worker.ts";
+import { capturedBlobs } from "./attempt-wire.ts";
 
 /**
  * Days the wire captures of an attempt are kept, by the plan of its account when captured
@@ -53,9 +54,7 @@ export function purgeWireHandler({ store, blobs, now, logger }: ServiceDeps): Jo
 		for (let batch = 0; batch < PURGE_MAX_BATCHES; batch++) {
 			const expired = await store.messageAttempts.listWireExpired(now(), PURGE_BATCH);
 			for (const attempt of expired) {
-				for (const capture of [attempt.request, attempt.response, attempt.mdn]) {
-					if (capture) await blobs.delete(capture.blobKey);
-				}
+				for (const key of capturedBlobs([attempt.request, attempt.response, attempt.mdn])) await blobs.delete(key);
 				await store.messageAttempts.update(attempt.messageId, attempt.number, {
 					request: null,
 					response: null,

@@ -8,7 +8,17 @@ import type {
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
-import { captureBytes, captureReceived, openWireSink, teeInto, type WireSink, wireKey } from "./attempt-wire.ts";
+import {
+	captureBytes,
+	capturedBlobs,
+	captureReceived,
+	captureReceivedExchange,
+	openWireSink,
+	storeBody,
+	teeInto,
+	type WireSink,
+	wireKey,
+} from "./attempt-wire.ts";
 import { wireExpiry, wireExpiryFor } from "./attempts-retention.ts";
 import type { MdnReply } from "./inbound-mdn.ts";
 import type { AlsoInTransaction } from "./message-transitions.ts";
@@ -35,6 +45,19 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 	const trace: TransportTrace = newTrace();
 	// Opened when the body is first read: an attempt that never sends (lease lost) leaves no open blob.
 	let sink: WireSink | null = null;
+	/** The request sent and the answer, in one blob when the request was held (attempt-wire.ts). */
+	const storeExchange = async (result: AttemptResult) => {
+		const answerHead = config.wireCapture ? trace.responseHead : undefined;
+		const answer = answerHead ? result.responseBody : undefined;
+		const answerKey = wireKey(at, message.id, number, "response");
+		const stored = sink
+			? await sink.endWith(answer, answerKey)
+			: { sent: null, answer: answer ? await storeBody(blobs, answerKey, answer) : null };
+		return {
+			request: stored.sent && trace.requestHead ? { head: trace.requestHead, ...stored.sent } : null,
+			response: stored.answer && answerHead ? { head: answerHead, ...stored.answer } : null,
+		};
+	};
 	return {
 		trace,
 		/** The build phase ends: the message is signed/encrypted as it streams, this is the set-up. */
@@ -47,18 +70,7 @@ export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, 
 			return teeInto(body, sink);
 		},
 		async finish(result: AttemptResult): Promise<AlsoInTransaction> {
-			const sent = await sink?.end();
-			const response =
-				config.wireCapture && result.responseBody && trace.responseHead
-					? await captureBytes(
-							blobs,
-							wireKey(at, message.id, number, "response"),
-							trace.responseHead,
-							result.responseBody,
-						)
-					: null;
-			const request =
-				sent && trace.requestHead ? { head: trace.requestHead, blobKey: sent.key, bytes: sent.bytes } : null;
+			const { request, response } = await storeExchange(result);
 			const record: MessageAttemptRecord = {
 				tenantId: message.tenantId,
 				messageId: message.id,
@@ -142,11 +154,7 @@ export async function inboundReceipt(
 	at: Date,
 	reply?: MdnReply,
 ): Promise<{ write(tx: As2Store, messageId: string): Promise<void>; discard(): Promise<void> }> {
-	const capture = deps.config.wireCapture;
-	const request = capture
-		? await captureReceived(deps.blobs, wireKey(at, "inbound", 1, "request"), inbound.headers, inbound.body)
-		: null;
-	const response = capture && reply ? await captureReply(deps, wireKey(at, "inbound", 1, "response"), reply) : null;
+	const { request, response } = await captureReceipt(deps, inbound, at, reply);
 	const wireExpiresAt = request || response ? wireExpiryFor(plan, at) : null;
 	const received = request?.bytes ?? (inbound.body instanceof Uint8Array ? inbound.body.byteLength : null);
 	return {
@@ -175,16 +183,34 @@ export async function inboundReceipt(
 			}),
 		/** The message was not stored (another request stored it first): nothing keeps the captures. */
 		discard: async () => {
-			for (const kept of [request, response]) if (kept) await deps.blobs.delete(kept.blobKey).catch(() => {});
+			for (const key of capturedBlobs([request, response])) await deps.blobs.delete(key).catch(() => {});
 		},
 	};
 }
 
+/** The request as it came and, for a sync MDN, our answer: nothing when capture is off. */
+async function captureReceipt(
+	deps: ServiceDeps,
+	inbound: { headers: Iterable<[string, string]>; body: Uint8Array | { blobKey: string } },
+	at: Date,
+	reply?: MdnReply,
+): Promise<{ request: WireCapture | null; response: WireCapture | null }> {
+	if (!deps.config.wireCapture) return { request: null, response: null };
+	const requestKey = wireKey(at, "inbound", 1, "request");
+	if (!reply)
+		return { request: await captureReceived(deps.blobs, requestKey, inbound.headers, inbound.body), response: null };
+	const answerKey = wireKey(at, "inbound", 1, "response");
+	return captureReceivedExchange(deps.blobs, { exchange: requestKey, answer: answerKey }, inbound, {
+		head: replyHead(reply),
+		body: reply.body,
+	});
+}
+
 /** Our answer as we set it: the HTTP layer adds Date and the framing. */
-function captureReply(deps: ServiceDeps, key: string, reply: MdnReply): Promise<WireCapture | null> {
+function replyHead(reply: MdnReply): string {
 	const fields = [...reply.headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
 	const head = `HTTP/1.1 ${reply.status} ${reply.status === 200 ? "OK" : ""}`.trimEnd();
-	return captureBytes(deps.blobs, key, `${head}\r\n${fields}\r\n`, reply.body);
+	return `${head}\r\n${fields}\r\n`;
 }
 
 /**
