@@ -1,6 +1,7 @@
 // Syscalls, socket writes and files per message on each side of the throughput benchmark
 // (issue #20, "Writes and files per message" in docs/performance.md). The two instances of
-// `throughput.mjs` (10 KB EDI, sha256 + aes256 + zlib + signed sync MDN, capture on), warmed up,
+// `throughput.mjs` (10 KB EDI, sha256 + aes256 + zlib + signed sync MDN, capture on unless
+// BENCH_CAPTURE=off), warmed up,
 // then `strace -f` attached to each for BENCH_MESSAGES messages submitted one at a time over
 // BENCH_CONCURRENCY clients. Counts do not depend on the machine's load, unlike CPU time.
 //
@@ -30,9 +31,11 @@ const edi =
 		PAYLOAD_BYTES,
 	);
 
+// BENCH_CAPTURE=off: wire capture off on both instances (what capture costs in calls and files).
+const capture = { AS2_WIRE_CAPTURE: process.env.BENCH_CAPTURE === "off" ? "0" : "1" };
 const pki = createPki();
-const a = await startServer("sender", pki, { AS2_WIRE_CAPTURE: "1" });
-const b = await startServer("receiver", pki, { AS2_WIRE_CAPTURE: "1" });
+const a = await startServer("sender", pki, capture);
+const b = await startServer("receiver", pki, capture);
 // BENCH_STRACE_DIR keeps the raw traces there (to read the calls themselves); by default they are removed.
 const traces = process.env.BENCH_STRACE_DIR ?? mkdtempSync(join(tmpdir(), "as2kit-strace-"));
 try {
