@@ -199,6 +199,7 @@ export async function captureReceivedExchange(
 export function capturedBlobs(captures: readonly (CapturedBody | null)[]): Set<string> {
 	return new Set(captures.flatMap((capture) => (capture ? [capture.blobKey] : [])));
 }
+
 /**
  * `length` bytes of `stream` from `offset`: a part of a blob that holds more than one body (a
  * wire capture's request and its answer share one blob). Reads no further than the part's end
