@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { at, T0 } from "./fixtures.ts";
+import { message } from "./messages.ts";
 import type { ConformanceTest } from "./types.ts";
 
 const lease = { workerId: "w1", leaseMs: 30_000 };
@@ -136,6 +137,36 @@ export const jobTests = {
 			{ kind: "scan", due: 1, scheduled: 0, running: 0, oldestDueAt: at(2) },
 			{ kind: "send", due: 2, scheduled: 1, running: 0, oldestDueAt: at(1) },
 		]);
+	},
+	"jobs - a claim returns the message a job of a withMessage kind names, as of the claim": async ({ store }) => {
+		const full = message("msg_000001", { details: { attempt_mics: ["abc=, sha-256"] }, scheduledAt: at(5) });
+		await store.messages.create(full);
+		await store.messages.create(message("msg_000002"));
+		const send = (messageId: string, priority: number) =>
+			store.jobs.enqueue({ kind: "send", payload: { messageId }, priority, runAt: T0 }, T0);
+		await send("msg_000001", 3);
+		await send("msg_000404", 2);
+		await store.jobs.enqueue({ kind: "other", payload: { messageId: "msg_000002" }, priority: 1, runAt: T0 }, T0);
+		await send("msg_000002", 0);
+		// A job still waiting keeps no message of its own: the next claim reads it as it then stands.
+		await store.messages.transition("msg_000002", ["queued"], { status: "processing", attempts: 1, updatedAt: at(1) });
+		const claimed = await store.jobs.claim({ ...lease, limit: 3, now: at(2), withMessage: ["send"] });
+		expect(claimed.map((job) => [job.kind, job.payload.messageId, job.attempts, job.lockedBy])).toEqual([
+			["send", "msg_000001", 1, "w1"],
+			["send", "msg_000404", 1, "w1"],
+			["other", "msg_000002", 1, "w1"],
+		]);
+		expect(claimed[0]!.message).toEqual(full);
+		expect(claimed[1]!.message).toBeNull();
+		// Not of a withMessage kind: no message, the job as a plain claim returns it.
+		expect(claimed[2]).not.toHaveProperty("message");
+		const [last] = await store.jobs.claim({ ...lease, kinds: ["send"], limit: 3, now: at(2), withMessage: ["send"] });
+		expect(last!.message).toMatchObject({ id: "msg_000002", status: "processing", attempts: 1, updatedAt: at(1) });
+		// Without withMessage, a claim returns jobs only.
+		await store.jobs.retry(last!.id, "w1", { runAt: at(2), error: "again" });
+		const plain = await store.jobs.claim({ ...lease, limit: 3, now: at(2) });
+		expect(plain.map((job) => job.id)).toEqual([last!.id]);
+		expect(plain[0]).not.toHaveProperty("message");
 	},
 	"schedules - one claim per period across callers": async ({ store }) => {
 		const first = await Promise.all(

@@ -7,6 +7,7 @@ export type { BlobInfo, BlobStore } from "./blob-store.ts";
 export type * from "./epcis-store.ts";
 export { formatId } from "./format-id.ts";
 export type {
+	ClaimedJob,
 	ClaimOptions,
 	JobKindDepth,
 	JobLease,

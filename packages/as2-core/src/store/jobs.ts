@@ -1,3 +1,4 @@
+import type { MessageRecord } from "./message-records.ts";
 import type { Json } from "./records.ts";
 
 /**
@@ -46,6 +47,22 @@ export interface ClaimOptions {
 	workerId: string;
 	leaseMs: number;
 	now: Date;
+	/**
+	 * Kinds whose payload's `messageId` names the message the job reads first (a send job):
+	 * the claim returns that message with each such job (`ClaimedJob.message`), saving the job
+	 * its own read (issue #20). It is read as of the claim's locks: current while the lease holds,
+	 * since every other writer of a message waits for its job's lease.
+	 */
+	withMessage?: readonly string[];
+}
+
+/** A job as a claim returns it. */
+export interface ClaimedJob extends JobRecord {
+	/**
+	 * Only for a job of a `withMessage` kind: the message its payload's `messageId` names, as of
+	 * the claim, or null when there is none.
+	 */
+	message?: MessageRecord | null;
 }
 
 /** The queue of one job kind at an instant, for operators' metrics. */
@@ -76,7 +93,7 @@ export interface JobStore {
 	 * then oldest runAt first, locking them to `workerId` until now + leaseMs. A job is held by
 	 * at most one worker at a time.
 	 */
-	claim(options: ClaimOptions): Promise<JobRecord[]>;
+	claim(options: ClaimOptions): Promise<ClaimedJob[]>;
 	/** Removes a finished job; false when the lease was lost to another worker. */
 	complete(id: string, workerId: string): Promise<boolean>;
 	/** Unlocks the job to run again at `runAt`; false when the lease was lost. */

@@ -1,7 +1,15 @@
-import type { JobLease, JobRecord, JobStore, NewJob, ScheduleStore } from "@as2kit/core/store";
+import type {
+	ClaimedJob,
+	JobLease,
+	JobRecord,
+	JobStore,
+	MessageRecord,
+	NewJob,
+	ScheduleStore,
+} from "@as2kit/core/store";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
-import { jobs, schedules } from "../schema.ts";
+import { jobs, messages, schedules } from "../schema.ts";
 import { depthColumns } from "./job-depth.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
@@ -24,20 +32,37 @@ const heldBy =
 	};
 
 const RAW_JOBS = rawTable(jobs);
+const RAW_MESSAGES = rawTable(messages);
+/** How a claim's row names its message's columns, apart from the job's. */
+const MESSAGE_PREFIX = "m_";
 const ENQUEUE = `${RAW_JOBS.insertSql(["id"])} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
 /**
  * SKIP LOCKED: concurrent claimers pass over the rows another is taking instead of waiting
  * for it and then finding them held, so no job goes to two workers. In jobs_claim_idx order.
  */
-const claimSql = (
+const claimUpdate = (
 	withKinds: boolean,
 ) => `update "jobs" set "attempts" = "attempts" + 1, "locked_by" = $1, "locked_until" = $2
 	where "id" in (select "id" from "jobs" where "run_at" <= $3 and ("locked_until" is null or "locked_until" < $3)
 		${withKinds ? `and "kind" = any($5::text[])` : ""}
 		order by "priority" desc, "run_at", "id" limit $4 for update skip locked)
 	returning ${RAW_JOBS.columns}`;
-const CLAIM = claimSql(false);
-const CLAIM_KINDS = claimSql(true);
+/**
+ * The claim, and with each job of the `withMessage` kinds (the last parameter) the message its
+ * payload's `messageId` names, in one round trip. The message is read with the statement's
+ * snapshot, taken before the rows were locked: a write to it committed in between would have to
+ * come from a writer that ignores the job's lease (every other waits for the lease, or changes
+ * the job too, and a job changed since the snapshot is re-checked by its lock), the same race
+ * as a read after the claim, which the send job's conditional moves guard.
+ */
+const claimWithMessages = (withKinds: boolean) => `with "claimed" as (${claimUpdate(withKinds)})
+	select "claimed".*, ${RAW_MESSAGES.aliasedColumns("m", MESSAGE_PREFIX)} from "claimed"
+	left join "messages" "m" on "claimed"."kind" = any($${withKinds ? 6 : 5}::text[])
+		and "m"."id" = "claimed"."payload" ->> 'messageId'`;
+const CLAIM = claimUpdate(false);
+const CLAIM_KINDS = claimUpdate(true);
+const CLAIM_WITH_MESSAGES = claimWithMessages(false);
+const CLAIM_KINDS_WITH_MESSAGES = claimWithMessages(true);
 const HELD_BY = '"id" = $1 and "locked_by" = $2';
 const COMPLETE = `delete from "jobs" where ${HELD_BY} returning "id"`;
 // A failed send retries and a long one renews its lease: prepared like the claim and completion.
@@ -48,6 +73,11 @@ const UNHELD_KEY = `"key" = $1 and ("locked_until" is null or "locked_until" < $
 const CANCEL_KEY = `delete from "jobs" where ${UNHELD_KEY} returning "id"`;
 const RESCHEDULE_KEY = `update "jobs" set "run_at" = $3 where ${UNHELD_KEY} returning "id"`;
 const HAS_KEY = `select 1 from "jobs" where "key" = $1`;
+
+/** The message a claim's row carries (claimWithMessages), or null when its job named none found. */
+function joinedMessage(row: Record<string, unknown>): MessageRecord | null {
+	return row[`${MESSAGE_PREFIX}id`] === null ? null : (RAW_MESSAGES.fromRow(row, MESSAGE_PREFIX) as MessageRecord);
+}
 
 export function createJobStore(runner: Runner): JobStore {
 	const onHeld = heldBy(runner);
@@ -78,14 +108,26 @@ export function createJobStore(runner: Runner): JobStore {
 		// on the hot path (pg-raw-table.ts).
 		enqueue: (job, now) => insert(job, now, null),
 		enqueueClaimed: (job, now, lease) => insert(job, now, lease),
-		claim: ({ kinds, limit, workerId, leaseMs, now }) => {
+		claim: ({ kinds, limit, workerId, leaseMs, now, withMessage }) => {
 			const params: unknown[] = [workerId, new Date(now.getTime() + leaseMs).toISOString(), now.toISOString(), limit];
 			if (kinds) params.push([...kinds]);
-			return runner.query<Record<string, unknown>>(kinds ? CLAIM_KINDS : CLAIM, params).then((rows) =>
+			if (withMessage) params.push([...withMessage]);
+			const statement = withMessage
+				? kinds
+					? CLAIM_KINDS_WITH_MESSAGES
+					: CLAIM_WITH_MESSAGES
+				: kinds
+					? CLAIM_KINDS
+					: CLAIM;
+			return runner.query<Record<string, unknown>>(statement, params).then((rows) =>
 				rows
-					.map((row) => RAW_JOBS.fromRow(row))
-					.sort(claimOrder)
-					.map(toJob),
+					.map((row): [JobRow, Record<string, unknown>] => [RAW_JOBS.fromRow(row), row])
+					.sort(([a], [b]) => claimOrder(a, b))
+					.map(([job, row]) => {
+						const claimed: ClaimedJob = toJob(job);
+						if (withMessage?.includes(job.kind)) claimed.message = joinedMessage(row);
+						return claimed;
+					}),
 			);
 		},
 		complete: (id, workerId) => onHeld(id, workerId, COMPLETE, []),

@@ -1,11 +1,22 @@
-import type { JobLease, JobRecord, JobStore, NewJob, ScheduleStore } from "@as2kit/core/store";
+import type {
+	ClaimedJob,
+	JobLease,
+	JobRecord,
+	JobStore,
+	MessageRecord,
+	NewJob,
+	ScheduleStore,
+} from "@as2kit/core/store";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Exec } from "../connection.ts";
 import { rawTable } from "../raw-table.ts";
-import { jobs, schedules } from "../schema.ts";
+import { jobs, messages, schedules } from "../schema.ts";
 import { depthColumns } from "./job-depth.ts";
 
 const RAW_JOBS = rawTable(jobs);
+const RAW_MESSAGES = rawTable(messages);
+/** Where a claim's row (dueSql) holds the joined message's id: NULL when it found none. */
+const JOINED_MESSAGE_ID = RAW_JOBS.width + RAW_MESSAGES.columnIndex("id");
 // Without RETURNING (which costs more than the insert: 7 µs against 2.5): a job written is the
 // values given and the id SQLite chose, so the record is built from them as a read would map them.
 const ENQUEUE = `${RAW_JOBS.insertSql} on conflict ("key") do nothing`;
@@ -27,13 +38,23 @@ const HAS_KEY = `select 1 from "jobs" where "key" = ?`;
  * The due jobs a claim takes, in claim order. Unary + keeps SQLite from filtering through the
  * kind or run_at indexes and then sorting every due job (milliseconds per claim with thousands
  * due): it walks jobs_claim_idx in claim order instead and stops after `limit` matches.
+ * With `withMessage` kinds, each row also carries the message a job of those kinds names (its
+ * payload's `messageId`), found by its primary key: NULLs for other jobs and missing messages.
  */
-function dueSql(kinds: number | null): string {
-	const ofKind = kinds === null ? "" : ` and +"kind" in (${Array.from({ length: kinds }, () => "?").join(", ")})`;
-	return `select ${RAW_JOBS.columns} from "jobs"
-		where +"run_at" <= ? and ("locked_until" is null or "locked_until" < ?)${ofKind}
-		order by "priority" desc, "run_at" asc, "id" asc limit ?`;
+function dueSql(kinds: number | null, withMessage: number): string {
+	const ofKind = kinds === null ? "" : ` and +"jobs"."kind" in (${placeholders(kinds)})`;
+	const message =
+		withMessage === 0
+			? { columns: "", join: "" }
+			: {
+					columns: `, ${RAW_MESSAGES.qualifiedColumns("m")}`,
+					join: ` left join "messages" "m" on "jobs"."kind" in (${placeholders(withMessage)}) and "m"."id" = "jobs"."payload" ->> '$.messageId'`,
+				};
+	return `select ${RAW_JOBS.qualifiedColumns("jobs")}${message.columns} from "jobs"${message.join}
+		where +"jobs"."run_at" <= ? and ("jobs"."locked_until" is null or "jobs"."locked_until" < ?)${ofKind}
+		order by "jobs"."priority" desc, "jobs"."run_at" asc, "jobs"."id" asc limit ?`;
 }
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 /**
  * Locks one job found due. The read and the locks are one transaction (connection.ts): should
  * another connection write in between, SQLite refuses the first lock (SQLITE_BUSY_SNAPSHOT)
@@ -68,19 +89,32 @@ export function createJobStore(exec: Exec): JobStore {
 		// Every state change enqueues work: plain SQL on the hot path (raw-table.ts).
 		enqueue: (job, now) => insert(job, now, null),
 		enqueueClaimed: (job, now, lease) => insert(job, now, lease),
-		claim: ({ kinds, limit, workerId, leaseMs, now }) =>
+		claim: ({ kinds, limit, workerId, leaseMs, now, withMessage }) =>
 			exec((db) => {
 				const kindList = kinds ? [...kinds] : null;
+				const messageKinds = withMessage ? [...withMessage] : [];
 				const at = now.getTime();
 				const rows = db.$client
-					.prepare(dueSql(kindList?.length ?? null))
-					.all(at, at, ...(kindList ?? []), limit) as Record<string, unknown>[];
+					.prepare(dueSql(kindList?.length ?? null, messageKinds.length))
+					.raw(true)
+					.all(...messageKinds, at, at, ...(kindList ?? []), limit) as unknown[][];
 				const lockedUntil = at + leaseMs;
 				const lock = db.$client.prepare(LOCK);
-				return rows.map((row) => {
-					const job = toJob(RAW_JOBS.fromRow(row));
+				return rows.map((row): ClaimedJob => {
+					const job = toJob(RAW_JOBS.fromArray(row));
 					lock.run(workerId, lockedUntil, Number(job.id));
-					return { ...job, lockedBy: workerId, lockedUntil: new Date(lockedUntil), attempts: job.attempts + 1 };
+					const claimed: ClaimedJob = {
+						...job,
+						lockedBy: workerId,
+						lockedUntil: new Date(lockedUntil),
+						attempts: job.attempts + 1,
+					};
+					// Read in the transaction that takes the lock (connection.ts): the row as of the claim.
+					if (messageKinds.includes(job.kind)) {
+						claimed.message =
+							row[JOINED_MESSAGE_ID] === null ? null : (RAW_MESSAGES.fromArray(row, RAW_JOBS.width) as MessageRecord);
+					}
+					return claimed;
 				});
 			}),
 		complete: (id, workerId) => exec((db) => db.$client.prepare(COMPLETE).run(Number(id), workerId).changes === 1),
