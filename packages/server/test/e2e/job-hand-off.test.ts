@@ -1,4 +1,4 @@
-import type { ClaimOptions, JobLease, JobRecord } from "@as2kit/core/store";
+import type { ClaimedJob, ClaimOptions, JobLease, JobRecord } from "@as2kit/core/store";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SEND_JOB } from "../../src/service/messages/send-job-kind.ts";
 import { addPartner, sendMessage, settled, startPair } from "../helpers/peers.ts";
@@ -11,7 +11,7 @@ import { eventually } from "../helpers/worker.ts";
  */
 let pair: Awaited<ReturnType<typeof startPair>>;
 let partner: string;
-const claimed: { options: ClaimOptions; took: JobRecord[] }[] = [];
+const claimed: { options: ClaimOptions; took: ClaimedJob[] }[] = [];
 const handedOff: { job: JobRecord; lease: JobLease }[] = [];
 /** The ids the sender's send jobs read with `messages.getById` (a root read of its own). */
 const readById: string[] = [];
@@ -63,6 +63,19 @@ async function receivedCopies(messageId: string): Promise<number> {
 	return inbound.items.filter((m) => m.messageId === messageId).length;
 }
 
+/** Fails a queued message on the sender, as only a writer that ignores its job's lease could; resolves to when. */
+async function moveOn(id: string): Promise<Date> {
+	const at = new Date();
+	await pair.a.server.store.messages.transition(id, ["queued"], {
+		status: "failed",
+		failedAt: at,
+		errorCode: "CANCELLED",
+		errorMessage: "moved on by the test",
+		updatedAt: at,
+	});
+	return at;
+}
+
 it("runs a submitted message's send job on this instance's worker, with no claim", async () => {
 	const { a } = pair;
 	const id = await sendMessage(a, partner, { mdn_mode: "sync" });
@@ -97,14 +110,7 @@ it("a handed-off send job whose message moved on before it ran neither sends it 
 			runClaimed(job, record) {
 				handed = true;
 				void (async () => {
-					moved.at = new Date();
-					await a.server.store.messages.transition(String(job.payload.messageId), ["queued"], {
-						status: "failed",
-						failedAt: moved.at,
-						errorCode: "CANCELLED",
-						errorMessage: "moved on by the test",
-						updatedAt: moved.at,
-					});
+					moved.at = await moveOn(String(job.payload.messageId));
 					moved.ran = true;
 					slot.runClaimed(job, record);
 				})();
@@ -154,7 +160,54 @@ it("sends, once, a handed-off job whose worker died right after the commit, when
 	expect(takers[0]!.options.now.getTime()).toBeGreaterThan(handed!.lease.lockedUntil.getTime());
 	expect(takers[0]!.took.find((job) => job.payload.messageId === id)).toMatchObject({ attempts: 2 });
 	expect(message.attempts).toBe(1);
-	// Claimed by a poll, not handed off: the job read the message.
-	expect(readById.filter((read) => read === id).length).toBeGreaterThan(0);
+	// Claimed by a poll, not handed off: the claim read the message with the job, the job none of its own.
+	expect(takers[0]!.took.find((job) => job.payload.messageId === id)?.message).toMatchObject({ id, attempts: 0 });
+	expect(readById.filter((read) => read === id)).toEqual([]);
 	expect(await receivedCopies(message.messageId)).toBe(1);
+});
+
+it("a claimed send job whose message moved on between the claim and its start neither sends it nor overwrites the move", async () => {
+	const { a } = pair;
+	const deps = a.server.service.deps;
+	const reserveWorker = deps.reserveWorker;
+	const jobs = a.server.store.jobs;
+	const claim = jobs.claim;
+	const moved = { at: new Date(0), ran: false, id: "" };
+	// A newer state written after the claim read the message, as only a writer that ignores the
+	// lease could: the job then starts from a stale record, and its conditional move must fail.
+	// The first send job claimed is this test's: the earlier ones have all ended.
+	jobs.claim = async (options) => {
+		const took = await claim(options);
+		const job = moved.id === "" ? took.find((job) => job.kind === SEND_JOB) : undefined;
+		if (job) {
+			moved.id = String(job.payload.messageId);
+			expect(job.message).toMatchObject({ id: moved.id, status: "queued" });
+			moved.at = await moveOn(moved.id);
+			moved.ran = true;
+		}
+		return took;
+	};
+	try {
+		// No slot: the job is written unclaimed and taken by a poll.
+		deps.reserveWorker = () => null;
+		const id = await sendMessage(a, partner, { mdn_mode: "sync" });
+		await eventually(async () => moved.ran, "the claim of the send job", 60_000);
+		expect(moved.id).toBe(id);
+		await eventually(
+			async () =>
+				moved.ran &&
+				(await a.server.store.jobs.list({ kind: SEND_JOB })).every((job) => job.payload.messageId !== moved.id),
+			"the send job to end",
+			60_000,
+		);
+	} finally {
+		deps.reserveWorker = reserveWorker;
+		jobs.claim = claim;
+	}
+	// It started from the stale record its claim read, not from a read of its own.
+	expect(readById.filter((read) => read === moved.id)).toEqual([]);
+	const message = await a.server.store.messages.getById(moved.id);
+	expect(message).toMatchObject({ status: "failed", errorCode: "CANCELLED", attempts: 0, updatedAt: moved.at });
+	expect(await a.server.store.messageAttempts.list(message!.tenantId, moved.id)).toEqual([]);
+	expect(await receivedCopies(message!.messageId)).toBe(0);
 });

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SILENT_LOGGER } from "../../src/service/deps.ts";
 import { createScheduler } from "../../src/service/jobs/scheduler.ts";
 import { createWorker, type JobContext, RetryJob } from "../../src/service/jobs/worker.ts";
+import { messageRecord } from "../helpers/messages.ts";
 import { TestClock } from "../helpers/test-app.ts";
 
 const store = createSqliteStore({ url: ":memory:" });
@@ -77,6 +78,61 @@ describe("job worker", () => {
 		await worker.stop();
 		const after = await store.jobs.get(job.id);
 		expect(after?.runAt.getTime()).toBe(clock.now().getTime() + 2000);
+	});
+
+	it("claims a job of a withMessage kind with its message, and hands the message over while the lease holds", async () => {
+		const owner = { accountId: "acc_000001", tenantId: "tnt_000001" };
+		await store.messages.create(messageRecord(owner, "msg_000001"));
+		await store.messages.create(messageRecord(owner, "msg_000002"));
+		const seen: { job: object; handedOff: unknown }[] = [];
+		const worker = createWorker({
+			store,
+			now: clock.now,
+			logger: SILENT_LOGGER,
+			pollMs: 600_000,
+			leaseMs: 60_000,
+			withMessage: ["send", "unhandled"],
+			handlers: {
+				send: async (job, context) => {
+					seen.push({ job, handedOff: context.handedOff });
+					// The second job starts after its lease ran out (a stalled process): another worker may
+					// have run it, so what its claim read may be stale, and the handler reads the store.
+					if (seen.length === 1) clock.advance(61);
+				},
+				other: async (job, context) => {
+					seen.push({ job, handedOff: context.handedOff });
+				},
+			},
+		});
+		const claimed: unknown[] = [];
+		const claim = store.jobs.claim;
+		store.jobs.claim = async (options) => {
+			claimed.push(options.withMessage);
+			return claim(options);
+		};
+		try {
+			for (const [kind, messageId, priority] of [
+				["send", "msg_000001", 2],
+				["other", "msg_000002", 1],
+				["send", "msg_000002", 0],
+			] as const)
+				await store.jobs.enqueue({ kind, payload: { messageId }, priority, runAt: clock.now() }, clock.now());
+			worker.start();
+			await waitFor(() => seen.length === 3);
+			await worker.stop();
+		} finally {
+			store.jobs.claim = claim;
+		}
+		// Only the kinds it has handlers for.
+		expect(claimed[0]).toEqual(["send"]);
+		expect(seen.map(({ handedOff }) => (handedOff as { id?: string } | undefined)?.id)).toEqual([
+			"msg_000001",
+			undefined,
+			undefined,
+		]);
+		expect(seen[0]!.handedOff).toEqual(await store.messages.getById("msg_000001"));
+		// The handler gets the job as stored, without the claim's message.
+		for (const { job } of seen) expect(job).not.toHaveProperty("message");
 	});
 
 	it("stop() waits for running jobs to finish", async () => {

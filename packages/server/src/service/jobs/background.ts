@@ -21,7 +21,12 @@ export interface Background {
 /** What the background needs of a service: its dependencies and the message pipeline's jobs. */
 export interface BackgroundSource {
 	deps: ServiceDeps;
-	messages: { handlers: Record<string, JobHandler>; tasks: readonly PeriodicTask[] };
+	messages: {
+		handlers: Record<string, JobHandler>;
+		tasks: readonly PeriodicTask[];
+		/** Kinds claimed with the message they name (`WorkerOptions.withMessage`). */
+		withMessage?: readonly string[];
+	};
 }
 
 /**
@@ -52,6 +57,7 @@ export function createBackground(
 			...webhookHandlers(deps, () => dispatcher.wake()),
 			...service.messages.handlers,
 		},
+		...(service.messages.withMessage ? { withMessage: service.messages.withMessage } : {}),
 		...workerOptions,
 	});
 	const scheduler = createScheduler({

@@ -16,7 +16,8 @@ import type { WorkerSlot } from "./worker.ts";
  * job run in its slot gets it (`JobContext.handedOff`) and skips that read (issue #20). It is
  * current when the job starts: the job is leased to this worker from the same commit, and
  * whatever else writes the record waits for the job's lease (a cancel or retry of a message
- * refuses a job that is leased); a job claimed by a poll or by another instance reads it.
+ * refuses a job that is leased); a job claimed by a poll or by another instance is claimed
+ * with its message instead (`WorkerOptions.withMessage`).
  */
 export function prepareHandOff(deps: ServiceDeps) {
 	let slot: WorkerSlot | null = null;

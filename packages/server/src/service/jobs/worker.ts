@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setImmediate } from "node:timers/promises";
-import type { As2Store, JobRecord } from "@as2kit/core/store";
+import type { As2Store, ClaimedJob, JobRecord } from "@as2kit/core/store";
 import type { Logger } from "../deps.ts";
 
 /** Thrown by a handler to run the job again at `runAt` (keeping its payload). */
@@ -46,10 +46,12 @@ export interface JobContext {
 	 */
 	rescheduleIn(tx: As2Store, runAt: Date, reason: string): Promise<void>;
 	/**
-	 * What the job's writer committed with it, in the same transaction, when it handed the job
-	 * to this worker already leased (`WorkerSlot.runClaimed`): the record the job would read
-	 * first, current while the lease holds, since every other writer of it waits for the lease
-	 * (hand-off.ts). Undefined for a job claimed by a poll: its handler reads the store.
+	 * The record the job would read first, as it stood when the job was leased to this worker:
+	 * what its writer committed with it when it handed the job over already leased
+	 * (`WorkerSlot.runClaimed`, hand-off.ts), or the message a claim read with a job of a
+	 * `withMessage` kind (`ClaimedJob.message`). Current while the lease holds, since every other
+	 * writer of it waits for the lease; undefined once the lease set then has run out, and for
+	 * other jobs: the handler then reads the store.
 	 */
 	handedOff?: unknown;
 }
@@ -67,6 +69,11 @@ export interface WorkerOptions {
 	leaseMs?: number;
 	/** Sleep between polls when idle; `wake()` cuts it short. Default 500 ms. */
 	pollMs?: number;
+	/**
+	 * Kinds whose payload's `messageId` names the message their handler reads first: claimed
+	 * with it (`ClaimOptions.withMessage`) and given as `JobContext.handedOff` (issue #20).
+	 */
+	withMessage?: readonly string[];
 	workerId?: string;
 }
 
@@ -114,6 +121,8 @@ export function createWorker(options: WorkerOptions): Worker {
 	// host:pid:random — an operator (or a test) reading jobs.locked_by sees which process holds a job.
 	const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 	const kinds = Object.keys(handlers);
+	const withMessage = options.withMessage?.filter((kind) => kinds.includes(kind));
+	const claimOptions = withMessage?.length ? { withMessage } : {};
 	const running = new Set<Promise<void>>();
 	const stopping = new AbortController();
 	let started = false;
@@ -218,18 +227,18 @@ export function createWorker(options: WorkerOptions): Worker {
 
 	async function poll(): Promise<void> {
 		while (!stopping.signal.aborted) {
-			let claimed: JobRecord[] = [];
+			let claimed: ClaimedJob[] = [];
 			const free = concurrency - running.size - reserved;
 			const woken = wakes;
 			if (free > 0) {
 				try {
-					claimed = await store.jobs.claim({ kinds, limit: free, workerId, leaseMs, now: now() });
+					claimed = await store.jobs.claim({ kinds, limit: free, workerId, leaseMs, now: now(), ...claimOptions });
 					backlog = claimed.length === free || wakes !== woken;
 				} catch (error) {
 					logger.error({ err: error }, "claiming jobs failed");
 				}
 			}
-			for (const job of claimed) track(job);
+			for (const { message, ...job } of claimed) track(job, message ?? undefined);
 			if ((claimed.length === 0 && wakes === woken) || running.size + reserved >= concurrency) {
 				await new Promise<void>((resolve) => {
 					const timer = setTimeout(resolve, pollMs);

@@ -38,5 +38,7 @@ export function createMessagePipeline(deps: ServiceDeps) {
 		inbound,
 		handlers,
 		tasks: [MDN_TIMEOUT_SCAN, PURGE_WIRE],
+		/** A send job starts from its message: claimed with it, it makes no read of its own (issue #20). */
+		withMessage: [SEND_JOB],
 	};
 }

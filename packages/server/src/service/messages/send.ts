@@ -37,8 +37,9 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const configs = configReads(deps.configCache, store);
 
 	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
-		// A job handed off by its submission starts from the record that committed with it (issue #20:
-		// one SQLite transaction or PostgreSQL round trip less per message); a claimed one reads it.
+		// A job starts from the record that committed with it when its submission handed it off, or
+		// from the one its claim read (issue #20: one SQLite transaction or PostgreSQL round trip
+		// less per message); it reads the store only when its lease ran out before it started.
 		const found = handedOffMessage(job, handedOff) ?? (await store.messages.getById(String(job.payload.messageId)));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
@@ -288,9 +289,10 @@ async function attemptMics(details: MessageRecord["details"], built: PackResult)
 }
 
 /**
- * The message its submission wrote with this job and handed to it (hand-off.ts): current, as the
- * job is leased to this worker since that commit. Its status is still checked, as a read's would
- * be, and every move from it is conditional on the status it had (message-transitions.ts).
+ * The message its submission wrote with this job and handed to it (hand-off.ts), or its claim
+ * read with it (worker.ts): current, as the job is leased to this worker since that commit. Its
+ * status is still checked, as a read's would be, and every move from it is conditional on the
+ * status it had (message-transitions.ts).
  */
 function handedOffMessage(job: JobRecord, handedOff: unknown): MessageRecord | null {
 	const message = handedOff as MessageRecord | undefined;
