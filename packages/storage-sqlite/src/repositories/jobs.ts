@@ -42,6 +42,17 @@ const HAS_KEY = `select 1 from "jobs" where "key" = ?`;
  * payload's `messageId`), found by its primary key: NULLs for other jobs and missing messages.
  */
 function dueSql(kinds: number | null, withMessage: number): string {
+	const shape = `${kinds}:${withMessage}`;
+	let sql = dueSqlByShape.get(shape);
+	if (sql === undefined) {
+		sql = buildDueSql(kinds, withMessage);
+		dueSqlByShape.set(shape, sql);
+	}
+	return sql;
+}
+/** A worker claims with the same kinds every time: its statement's text is built once. */
+const dueSqlByShape = new Map<string, string>();
+function buildDueSql(kinds: number | null, withMessage: number): string {
 	const ofKind = kinds === null ? "" : ` and +"jobs"."kind" in (${placeholders(kinds)})`;
 	const message =
 		withMessage === 0
