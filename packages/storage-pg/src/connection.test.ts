@@ -1,6 +1,7 @@
 /**
- * The transaction of connection.ts on the wire: BEGIN goes out with the first statement
- * (LazyBegin), and every way into a transaction runs inside it.
+ * The transaction of connection.ts on the wire: BEGIN goes out with the first statement,
+ * statements sent together go out in one write (TransactionWire), and every way into a
+ * transaction runs inside it.
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
@@ -93,5 +94,72 @@ describe.skipIf(url === null)("PgConnection transactions", () => {
 			runner.query<{ probe: string | null }>("select current_setting('as2kit.probe', true) as probe", []),
 		);
 		expect(row?.probe ?? "").toBe("");
+	});
+
+	/** A scratch table of this file's connection, gone when it disconnects. */
+	async function scratchTable(): Promise<string> {
+		await pool.query("create temporary table if not exists wire_probe (id text primary key)");
+		await pool.query("truncate wire_probe");
+		return "wire_probe";
+	}
+	const insert = (runner: Runner, id: string) => runner.query("insert into wire_probe (id) values ($1)", [id]);
+	const stored = async () =>
+		(await pool.query<{ id: string }>("select id from wire_probe order by id")).rows.map((row) => row.id);
+
+	it("writes the statements sent together in one write: BEGIN and three inserts, then COMMIT, are two writes", async () => {
+		await scratchTable();
+		const count = await writesOf(() =>
+			connection.transaction((runner) => Promise.all([insert(runner, "a"), insert(runner, "b"), insert(runner, "c")])),
+		);
+		expect(count).toBe(2);
+		expect(await stored()).toEqual(["a", "b", "c"]);
+	});
+
+	it("runs statements sent together in the order they were sent: a later one sees an earlier one's row", async () => {
+		await scratchTable();
+		const [, seen] = await connection.transaction((runner) =>
+			Promise.all([
+				insert(runner, "first"),
+				runner.query<{ n: number }>("select count(*)::int as n from wire_probe where id = 'first'", []),
+			]),
+		);
+		expect(seen).toEqual([{ n: 1 }]);
+	});
+
+	it("rejects with the first failing statement's error, translated, and rolls back every statement sent with it", async () => {
+		await scratchTable();
+		await connection.transaction((runner) => insert(runner, "taken"));
+		const outcome = connection.transaction(async (runner) => {
+			const sent = [insert(runner, "new"), insert(runner, "taken"), insert(runner, "after")];
+			// The caller sees each statement's own error: the later ones are refused by the aborted transaction.
+			const settled = await Promise.allSettled(sent);
+			expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "rejected"]);
+			expect(String((settled[2] as PromiseRejectedResult).reason)).toMatch(/current transaction is aborted/);
+			return "done";
+		});
+		await expect(outcome).rejects.toMatchObject({ code: "CONFLICT", details: { target: "wire_probe.id" } });
+		expect(await stored()).toEqual(["taken"]);
+	});
+
+	it("rejects at COMMIT with a failed statement's error though its caller did not wait for it", async () => {
+		await scratchTable();
+		const outcome = connection.transaction(async (runner) => {
+			await insert(runner, "kept?");
+			insert(runner, "bad\u0000").catch(() => {});
+			return "returned";
+		});
+		await expect(outcome).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+		expect(await stored()).toEqual([]);
+	});
+
+	it("refuses a statement sent after its transaction ended: it would run outside it", async () => {
+		await scratchTable();
+		let kept: Runner | null = null;
+		await connection.transaction(async (runner) => {
+			kept = runner;
+			await insert(runner, "inside");
+		});
+		await expect(insert(kept!, "outside")).rejects.toThrow(/after its transaction ended/);
+		expect(await stored()).toEqual(["inside"]);
 	});
 });

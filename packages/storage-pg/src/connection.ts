@@ -58,7 +58,8 @@ export class PgConnection {
 	 * Runs `fn` in one transaction on one pooled connection, with the runner that stays inside
 	 * it. BEGIN and COMMIT are ours rather than drizzle's so that plain queries (`Runner.query`)
 	 * reach the transaction's connection too. The runner is the only way in: BEGIN is written
-	 * with the first statement that goes through it (LazyBegin).
+	 * with the first statement that goes through it, and statements sent together in one write
+	 * (TransactionWire).
 	 */
 	async transaction<T>(fn: (runner: Runner) => Promise<T>): Promise<T> {
 		const client = await this.pool.connect();
@@ -70,7 +71,7 @@ export class PgConnection {
 			broken = true;
 		};
 		client.on("error", onError);
-		const opening = new LazyBegin(client);
+		const wire = new TransactionWire(client);
 		try {
 			let db = this.onClient.get(client);
 			if (!db) {
@@ -79,24 +80,21 @@ export class PgConnection {
 			}
 			const inside = db;
 			const runner: Runner = {
-				run: (op) => translate(() => opening.before(() => op(inside))),
-				atomic: (op) => translate(() => opening.before(() => op(inside))),
-				query: (text, values) => translate(() => opening.with(() => namedQuery(client, text, values))),
+				run: (op) => translate(() => wire.before(() => op(inside))),
+				atomic: (op) => translate(() => wire.before(() => op(inside))),
+				query: (text, values) => translate(() => wire.with(() => namedQuery(client, text, values))),
 			};
 			const result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
-			if (opening.begun) {
-				await opening.begun;
-				await client.query("commit");
-			}
+			await translate(() => wire.commit());
 			return result;
 		} catch (error) {
 			// A connection whose ROLLBACK fails is in an unknown state: the pool must not hand it out again.
-			if (opening.begun)
-				await client.query("rollback").catch(() => {
-					broken = true;
-				});
+			await wire.rollback().catch(() => {
+				broken = true;
+			});
 			throw error;
 		} finally {
+			wire.end();
 			client.off("error", onError);
 			client.release(broken);
 		}
@@ -111,42 +109,106 @@ export class PgConnection {
 }
 
 /**
- * A transaction's BEGIN, sent with its first statement in one write rather than in a round trip
- * of its own: the pool's clients pipeline (`pipeline: true`, create-store.ts), so the statement
- * goes out behind BEGIN without waiting for its answer, and the socket is corked around both. On
- * loopback TCP each write costs the sender a `writev` and PostgreSQL a wake-up (performance-storage.md,
- * "PostgreSQL (stop 27)"). A transaction that runs no statement sends neither BEGIN nor COMMIT.
+ * A transaction on the wire. Its BEGIN goes out with its first statement rather than in a round
+ * trip of its own, and the statements sent in one turn of the event loop (a caller's
+ * `Promise.all` of port calls that do not depend on each other) go out in one write: the pool's
+ * clients pipeline (`pipeline: true`, create-store.ts), so a statement goes out without waiting
+ * for the answer to the one before, and the socket is corked until the next tick. On loopback
+ * each write costs the sender a `writev` and PostgreSQL a wake-up (performance-storage.md,
+ * "PostgreSQL (stop 27)", "PostgreSQL round trips (stop 28)"). A transaction that runs no
+ * statement sends neither BEGIN nor COMMIT. PostgreSQL runs pipelined statements in the order
+ * they were written, so each sees the effect of every one before it.
  *
  * BEGIN fails only where the statement behind it fails too (a dead connection, or one left in a
  * failed transaction, which answers every statement with 25P02), so the statement never runs
  * outside the transaction it was meant for; its caller sees BEGIN's error, and so does COMMIT.
+ * A statement that fails aborts the transaction: PostgreSQL answers the ones behind it with
+ * 25P02 and COMMIT with ROLLBACK, and the transaction rejects with the first statement's error
+ * even when its caller did not wait for it. No statement goes out once the transaction ended.
  */
-class LazyBegin {
-	begun: Promise<unknown> | null = null;
+class TransactionWire {
+	private begun: Promise<unknown> | null = null;
+	private corked = false;
+	private ended = false;
+	private committed = false;
+	private firstError: { error: unknown } | null = null;
+	/** Each statement's outcome noted, so that COMMIT's ROLLBACK can wait for every answer before it. */
+	private readonly noted: Promise<unknown>[] = [];
 
 	constructor(private readonly client: pg.PoolClient) {}
 
-	/** Runs `send` (which must write its statement synchronously) behind BEGIN, in the same write when BEGIN is still to go. */
+	/** Runs `send` (which must write its statement synchronously) behind BEGIN, in this tick's write. */
 	with<T>(send: () => Promise<T>): Promise<T> {
-		if (this.begun) return send();
-		const stream = this.client.connection.stream;
-		stream.cork();
+		this.refuseEnded();
+		this.cork();
 		let sent: Promise<T>;
-		try {
+		if (this.begun) sent = send();
+		else {
 			this.begun = this.client.query("begin");
-			sent = send();
-		} finally {
-			stream.uncork();
+			// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
+			sent = Promise.all([this.begun, send()]).then(([, result]) => result);
 		}
-		// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
-		return Promise.all([this.begun, sent]).then(([, result]) => result);
+		this.noted.push(
+			sent.catch((error) => {
+				this.firstError ??= { error };
+			}),
+		);
+		return sent;
 	}
 
 	/** Runs `op` (drizzle, which writes after a few ticks) once BEGIN has been answered. */
 	async before<T>(op: () => Promise<T>): Promise<T> {
+		this.refuseEnded();
 		this.begun ??= this.client.query("begin");
 		await this.begun;
-		return op();
+		try {
+			return await op();
+		} catch (error) {
+			this.firstError ??= { error };
+			throw error;
+		}
+	}
+
+	/** COMMIT, when BEGIN went out; PostgreSQL answers ROLLBACK when a statement failed. */
+	async commit(): Promise<void> {
+		if (!this.begun) return;
+		this.refuseEnded();
+		this.ended = true;
+		await this.begun;
+		const answer = await this.client.query("commit");
+		this.committed = true;
+		if (answer.command === "ROLLBACK") {
+			await Promise.all(this.noted);
+			throw this.firstError?.error ?? new Error("storage-pg: the transaction was rolled back");
+		}
+	}
+
+	/** ROLLBACK, when BEGIN went out and COMMIT was not answered. */
+	async rollback(): Promise<void> {
+		if (!this.begun || this.committed) return;
+		this.ended = true;
+		await this.client.query("rollback");
+	}
+
+	end(): void {
+		this.ended = true;
+	}
+
+	private cork(): void {
+		if (this.corked) return;
+		const stream = this.client.connection.stream;
+		stream.cork();
+		this.corked = true;
+		// Statements sent in later microtasks of this turn (a caller's Promise.all) join this write.
+		process.nextTick(() => {
+			this.corked = false;
+			stream.uncork();
+		});
+	}
+
+	private refuseEnded(): void {
+		// A statement after COMMIT or ROLLBACK would run outside the transaction it belongs to.
+		if (this.ended) throw new Error("storage-pg: a statement was sent after its transaction ended");
 	}
 }
 
