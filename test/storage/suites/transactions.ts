@@ -75,4 +75,38 @@ export const transactionTests = {
 		expect((error as { code?: string }).code).toBe("CONFLICT");
 		expect(await store.accounts.get("acc_000002")).toBeNull();
 	},
+	// The service makes independent calls of one transaction together (packages/server/src/service/together.ts):
+	// a pipelining store writes them at once (storage-pg connection.ts). Their order is not the port's to keep.
+	"transactions - calls made together commit together": async ({ store }) => {
+		await store.transaction(async (tx) => {
+			await tx.accounts.create(account("acc_000001"));
+			await Promise.all([
+				tx.accounts.update("acc_000001", { name: "Renamed", updatedAt: at(1) }),
+				tx.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0),
+				tx.usage.incrementMany({ accountId: "acc_000001", period: "2026-01", by: { messages: 1, bytes: 5 } }),
+			]);
+		});
+		expect((await store.accounts.get("acc_000001"))?.name).toBe("Renamed");
+		expect(await store.jobs.list()).toHaveLength(1);
+		expect(await store.usage.get({ accountId: "acc_000001", period: "2026-01", metric: "bytes" })).toBe(5);
+	},
+	"transactions - a call made together that fails rolls back every call and surfaces as its error": async ({
+		store,
+	}) => {
+		await store.accounts.create(account("acc_000001", { slug: "acme" }));
+		const error = await store
+			.transaction(async (tx) => {
+				const settled = await Promise.allSettled([
+					tx.accounts.create(account("acc_000002", { slug: "other" })),
+					tx.accounts.create(account("acc_000003", { slug: "acme" })),
+					tx.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0),
+				]);
+				const failed = settled.find((outcome) => outcome.status === "rejected");
+				if (failed) throw failed.reason;
+			})
+			.catch((e: unknown) => e);
+		expect((error as { code?: string }).code).toBe("CONFLICT");
+		expect(await store.accounts.get("acc_000002")).toBeNull();
+		expect(await store.jobs.list()).toHaveLength(0);
+	},
 } satisfies Record<string, ConformanceTest>;

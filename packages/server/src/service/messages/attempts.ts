@@ -7,6 +7,7 @@ import type {
 	WireCapture,
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
+import { together } from "../together.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import {
 	captureBytes,
@@ -105,10 +106,8 @@ export type OutboundAttempt = ReturnType<typeof startOutboundAttempt>;
 
 /** Both writes, in this order, in the transaction they are given. */
 export function alsoBoth(first: AlsoInTransaction, second?: AlsoInTransaction): AlsoInTransaction {
-	return async (tx) => {
-		await first(tx);
-		await second?.(tx);
-	};
+	// Independent writes: sent together (together.ts).
+	return (tx) => together([first(tx), second?.(tx)]);
 }
 
 /**

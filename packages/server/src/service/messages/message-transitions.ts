@@ -2,6 +2,7 @@ import type { As2Store, MessagePatch, MessageRecord, MessageStatus } from "@as2k
 import type { ServiceDeps } from "../deps.ts";
 import { recordEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
+import { together } from "../together.ts";
 import { messageEventData } from "../views/message-views.ts";
 
 type EventKind = keyof typeof messageEventData;
@@ -29,20 +30,24 @@ export async function transitionMessage(
 	const moved = await deps.store.transaction(async (tx) => {
 		const moved = await tx.messages.transition(message.id, from, { ...patch, ...clearedError(patch), updatedAt: at });
 		if (!moved) return null;
-		await also?.(tx);
-		for (const kind of events(moved)) {
-			await recordEvent(
-				tx,
-				{
-					kind: `message.${kind}`,
-					accountId: moved.accountId,
-					tenantId: moved.tenantId,
-					environment: moved.environment,
-					data: messageEventData[kind](moved),
-				},
-				at,
-			);
-		}
+		// The move's other writes and its events do not depend on each other: sent together (together.ts).
+		// The events are written in the order given, so their ids (and seq) keep it.
+		await together([
+			also?.(tx),
+			...events(moved).map((kind) =>
+				recordEvent(
+					tx,
+					{
+						kind: `message.${kind}`,
+						accountId: moved.accountId,
+						tenantId: moved.tenantId,
+						environment: moved.environment,
+						data: messageEventData[kind](moved),
+					},
+					at,
+				),
+			),
+		]);
 		return moved;
 	});
 	if (moved && isSettled(moved)) deps.telemetry.messageSettled(moved);

@@ -10,6 +10,7 @@ import { prepareHandOff } from "../jobs/hand-off.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
+import { together } from "../together.ts";
 import { FieldChecks, fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
@@ -147,34 +148,37 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					updatedAt: at,
 				};
 				record.id = await tx.messages.createNew(record);
-				if (input.resentFrom) await linkResend(tx, input.resentFrom, record.id, at);
-				if (record.environment === "live") await countLiveMessage(tx, account, config, record.bytes, at);
-				await recordEvent(
-					tx,
-					{
-						kind: "message.queued",
-						accountId: record.accountId,
-						tenantId: record.tenantId,
-						environment: record.environment,
-						data: messageEventData.queued(record),
-					},
-					at,
-				);
-				await sendJob.enqueue(
-					tx,
-					{
-						kind: SEND_JOB,
-						key: `send:${record.id}`,
-						payload: { messageId: record.id },
-						priority: PRIORITY[record.priority],
-						runAt: record.scheduledAt ?? at,
-					},
-					at,
-					// The job's first read, handed to it when this process's worker runs it (send.ts).
-					record,
-				);
-				// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
-				await enqueueEpcisIndex(tx, record, at);
+				// The message's other writes do not depend on each other: sent together (together.ts).
+				await together([
+					input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
+					record.environment === "live" ? countLiveMessage(tx, account, config, record.bytes, at) : undefined,
+					recordEvent(
+						tx,
+						{
+							kind: "message.queued",
+							accountId: record.accountId,
+							tenantId: record.tenantId,
+							environment: record.environment,
+							data: messageEventData.queued(record),
+						},
+						at,
+					),
+					sendJob.enqueue(
+						tx,
+						{
+							kind: SEND_JOB,
+							key: `send:${record.id}`,
+							payload: { messageId: record.id },
+							priority: PRIORITY[record.priority],
+							runAt: record.scheduledAt ?? at,
+						},
+						at,
+						// The job's first read, handed to it when this process's worker runs it (send.ts).
+						record,
+					),
+					// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
+					enqueueEpcisIndex(tx, record, at),
+				]);
 				return record;
 			});
 			sendJob.committed();
