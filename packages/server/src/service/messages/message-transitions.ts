@@ -13,10 +13,15 @@ export type AlsoInTransaction = (tx: As2Store) => Promise<void>;
 /** What a move needs: the store (or the transaction it joins), and where final statuses are counted and logged. */
 export type TransitionDeps = Pick<ServiceDeps, "store" | "telemetry" | "logger">;
 
+/** The events of a move that records none (an attempt's start, `processing`). */
+export const NO_EVENTS = (): EventKind[] => [];
+
 /**
  * Moves a message from one of `from` and records the events of the move, in one transaction
  * (interface spec, States and transitions), with `also` when the move happens. Null when
  * another worker moved it first. A final status is counted once it is committed (telemetry.ts).
+ * A move with NO_EVENTS and nothing `also` is one conditional update, atomic by itself: it runs
+ * without a transaction of its own (on PostgreSQL no BEGIN and COMMIT, issue #20).
  */
 export async function transitionMessage(
 	deps: TransitionDeps,
@@ -27,29 +32,33 @@ export async function transitionMessage(
 	at: Date,
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
-	const moved = await deps.store.transaction(async (tx) => {
-		const moved = await tx.messages.transition(message.id, from, { ...patch, ...clearedError(patch), updatedAt: at });
-		if (!moved) return null;
-		// The move's other writes and its events do not depend on each other: sent together (together.ts).
-		// The events are written in the order given, so their ids (and seq) keep it.
-		await together([
-			also?.(tx),
-			...events(moved).map((kind) =>
-				recordEvent(
-					tx,
-					{
-						kind: `message.${kind}`,
-						accountId: moved.accountId,
-						tenantId: moved.tenantId,
-						environment: moved.environment,
-						data: messageEventData[kind](moved),
-					},
-					at,
-				),
-			),
-		]);
-		return moved;
-	});
+	const move = (store: As2Store) =>
+		store.messages.transition(message.id, from, { ...patch, ...clearedError(patch), updatedAt: at });
+	const moved = await (events === NO_EVENTS && !also
+		? move(deps.store)
+		: deps.store.transaction(async (tx) => {
+				const moved = await move(tx);
+				if (!moved) return null;
+				// The move's other writes and its events do not depend on each other: sent together (together.ts).
+				// The events are written in the order given, so their ids (and seq) keep it.
+				await together([
+					also?.(tx),
+					...events(moved).map((kind) =>
+						recordEvent(
+							tx,
+							{
+								kind: `message.${kind}`,
+								accountId: moved.accountId,
+								tenantId: moved.tenantId,
+								environment: moved.environment,
+								data: messageEventData[kind](moved),
+							},
+							at,
+						),
+					),
+				]);
+				return moved;
+			}));
 	if (moved && isSettled(moved)) deps.telemetry.messageSettled(moved);
 	return moved;
 }

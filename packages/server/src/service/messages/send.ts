@@ -14,7 +14,7 @@ import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
 import { buildOutbound } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import type { KeyMaterial } from "./key-material.ts";
-import { failMessage, transitionMessage } from "./message-transitions.ts";
+import { failMessage, NO_EVENTS, transitionMessage } from "./message-transitions.ts";
 import { nextAttemptDelaySeconds } from "./retry-policy.ts";
 import { simulateSend } from "./simulate.ts";
 import { messageIdDomain } from "./submit.ts";
@@ -52,7 +52,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		};
 		const row = await configs.visiblePartner(found.tenantId, found.accountId, found.partnerId);
 		if (!row) {
-			const message = await transitionMessage(deps, found, ["queued", "processing"], starting, () => [], at);
+			const message = await transitionMessage(deps, found, ["queued", "processing"], starting, NO_EVENTS, at);
 			if (!message) return;
 			await failMessage(
 				deps,
@@ -85,7 +85,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			found,
 			["queued", "processing"],
 			{ ...starting, ...recordedMics },
-			() => [],
+			NO_EVENTS,
 			at,
 		);
 		if (!message) return;
