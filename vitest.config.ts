@@ -70,6 +70,8 @@ export default defineConfig({
 						"test/blackbox/docs-offline.test.ts",
 						"test/blackbox/openapi-document.test.ts",
 						"test/blackbox/console-serving.test.ts",
+						// SQLite's group commit: it reads the database file a killed server left.
+						"test/blackbox/group-commit.test.ts",
 					],
 					env: { AS2KIT_TEST_STORE: "pg" },
 				},

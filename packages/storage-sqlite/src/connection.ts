@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setImmediate } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { As2Error } from "@as2kit/core";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { CommitGroup } from "./commit-group.ts";
 import type * as schema from "./schema.ts";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -10,11 +12,32 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 /** Runs one synchronous unit of SQL and resolves to its result. */
 export type Exec = <T>(op: (db: Db) => T) => Promise<T>;
 
+/** How big and how long a commit group may grow before it commits. */
+export interface GroupLimits {
+	/** Members a group takes at most (each is a savepoint in the open transaction). */
+	maxMembers: number;
+	/** How long a group holds the write lock at most, so another connection waiting for it gets it soon. */
+	maxHoldMs: number;
+}
+
+const GROUP_LIMITS: GroupLimits = { maxMembers: 64, maxHoldMs: 5 };
+
 /**
  * One better-sqlite3 connection shared by async callers. better-sqlite3 is synchronous, but
  * the port's transactions are async (PostgreSQL needs them to be): while one is open, every
  * statement on this connection belongs to it, so other callers wait for it to end. A lone
  * statement never waits longer than the transaction in front of it.
+ *
+ * Group commit: a transaction's body runs inside a SAVEPOINT of one physical write
+ * transaction (a CommitGroup) that stays open until the end of the event loop's turn (a
+ * setImmediate), and commits once for every transaction and lone statement that ended in it
+ * (within GroupLimits). A COMMIT writes every page its transaction
+ * changed to the WAL, and the messages of one turn change the same pages (table and index
+ * leaves, the job queue, the event log): one COMMIT writes them once. Each caller is answered
+ * only after the COMMIT holding its writes succeeded (durability before acknowledgement); a
+ * body that throws rolls back to its own savepoint; a COMMIT that fails rejects every member.
+ * A lone statement that arrives while a group is open sees that group's writes, so it joins
+ * it and is answered after its COMMIT too: nobody acts on data that might still roll back.
  *
  * Another connection's write lock is waited for asynchronously (busy_timeout is 0 and
  * SQLITE_BUSY is retried after a pause), never by SQLite's synchronous busy handler: that one
@@ -26,15 +49,24 @@ export class SqliteConnection {
 	private locked = false;
 	private readonly waiters: Array<() => void> = [];
 	private readonly insideTransaction = new AsyncLocalStorage<SqliteConnection>();
+	/** The physical write transaction open on this connection, committing at the end of the turn. */
+	private group: CommitGroup | null = null;
+	private readonly groupFailureListeners: Array<() => void> = [];
 
 	constructor(
 		readonly db: Db,
 		/** How long to wait for another connection's lock before giving up. */
 		private readonly busyTimeoutMs: number,
+		private readonly limits: GroupLimits = GROUP_LIMITS,
 	) {}
 
 	/** A statement outside any transaction. */
-	readonly run: Exec = async (op) => {
+	readonly run: Exec = (op) => this.runAlone(op);
+
+	/** A statement inside the transaction that holds the lock. */
+	readonly runInTransaction: Exec = async (op) => translate(() => op(this.db));
+
+	private async runAlone<T>(op: (db: Db) => T): Promise<T> {
 		if (this.insideTransaction.getStore() === this) {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
@@ -43,50 +75,167 @@ export class SqliteConnection {
 		// the retry loop's clock and promises only when SQLite answered busy.
 		if (!this.locked) {
 			try {
-				return translate(() => this.atomically(op));
+				return await this.runNow(op);
 			} catch (error) {
 				if (!isBusy(error)) throw error;
 			}
 		}
 		return this.whileBusy(async () => {
-			if (!this.locked) return translate(() => this.atomically(op));
+			if (!this.locked) return this.runNow(op);
 			await this.acquire();
+			let settled: T | Promise<T>;
 			try {
-				return translate(() => this.atomically(op));
+				settled = this.runNow(op);
 			} finally {
 				this.release();
 			}
+			return settled;
 		});
-	};
-
-	/** A statement inside the transaction that holds the lock. */
-	readonly runInTransaction: Exec = async (op) => translate(() => op(this.db));
+	}
 
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		if (this.insideTransaction.getStore() === this) return fn();
 		await this.acquire();
+		let result: T;
+		let committed: Promise<void>;
 		try {
-			// IMMEDIATE takes the write lock up front, so two processes on one file cannot both
-			// read and then fail to upgrade (SQLITE_BUSY inside the transaction).
+			const group = this.group ?? (await this.openGroup());
 			const client = this.db.$client;
-			const begin = client.prepare("BEGIN IMMEDIATE");
+			client.prepare("SAVEPOINT member").run();
 			try {
-				begin.run();
+				result = await this.insideTransaction.run(this, fn);
+				client.prepare("RELEASE member").run();
 			} catch (error) {
-				if (!isBusy(error)) throw error;
-				await this.whileBusy(() => begin.run());
-			}
-			try {
-				const result = await this.insideTransaction.run(this, fn);
-				client.prepare("COMMIT").run();
-				return result;
-			} catch (error) {
-				if (client.inTransaction) client.prepare("ROLLBACK").run();
+				this.abandonMember(group, error);
 				throw error;
 			}
+			committed = this.joined(group);
 		} finally {
 			this.release();
 		}
+		await committed;
+		return result;
+	}
+
+	/** Called after a group failed: whatever a lone read of it returned may have been rolled back. */
+	onGroupFailed(listener: () => void): void {
+		this.groupFailureListeners.push(listener);
+	}
+
+	/** Commits the open group now (closing the store). */
+	async settle(): Promise<void> {
+		const group = this.group;
+		if (!group) return;
+		await this.acquire();
+		try {
+			this.commit(group);
+		} finally {
+			this.release();
+		}
+	}
+
+	/**
+	 * A lone statement, called while no transaction body runs: joins the open group (answered
+	 * after its COMMIT), or runs as a transaction of its own when none is open.
+	 */
+	private runNow<T>(op: (db: Db) => T): T | Promise<T> {
+		const group = this.group;
+		if (group === null) return translate(() => this.atomically(op));
+		const client = this.db.$client;
+		client.prepare("SAVEPOINT member").run();
+		let result: T;
+		try {
+			result = translate(() => op(this.db));
+			client.prepare("RELEASE member").run();
+		} catch (error) {
+			this.abandonMember(group, error);
+			throw error;
+		}
+		return this.joined(group).then(() => result);
+	}
+
+	/**
+	 * Opens the physical write transaction, committed at the end of this turn of the event loop:
+	 * after the other I/O callbacks of this poll phase, whose transactions join it.
+	 */
+	private async openGroup(): Promise<CommitGroup> {
+		// IMMEDIATE takes the write lock up front, so two processes on one file cannot both
+		// read and then fail to upgrade (SQLITE_BUSY inside the transaction).
+		const begin = this.db.$client.prepare("BEGIN IMMEDIATE");
+		try {
+			begin.run();
+		} catch (error) {
+			if (!isBusy(error)) throw error;
+			await this.whileBusy(() => begin.run());
+		}
+		const group = new CommitGroup();
+		this.group = group;
+		setImmediate(() => this.commitWhenFree(group));
+		return group;
+	}
+
+	/** A member's writes are in: commits at once when the group is full or has held the lock long enough. */
+	private joined(group: CommitGroup): Promise<void> {
+		const committed = group.join();
+		if (group.members >= this.limits.maxMembers || performance.now() - group.openedAt >= this.limits.maxHoldMs) {
+			this.commit(group);
+		}
+		return committed;
+	}
+
+	/** Commits `group` as soon as no transaction body runs, ahead of the callers waiting to start one. */
+	private commitWhenFree(group: CommitGroup): void {
+		if (this.group !== group) return;
+		if (!this.locked) {
+			this.commit(group);
+			return;
+		}
+		this.waiters.unshift(() => {
+			try {
+				this.commit(group);
+			} finally {
+				this.release();
+			}
+		});
+	}
+
+	private commit(group: CommitGroup): void {
+		if (this.group !== group) return;
+		this.group = null;
+		const client = this.db.$client;
+		try {
+			client.prepare("COMMIT").run();
+		} catch (error) {
+			rollBack(client);
+			this.fail(group, error);
+			return;
+		}
+		group.committed();
+	}
+
+	/**
+	 * Undoes a member that failed: its savepoint only, unless SQLite already rolled the whole
+	 * transaction back (SQLITE_FULL, an I/O error…): then the writes of every member before it
+	 * are gone too, and the group fails.
+	 */
+	private abandonMember(group: CommitGroup, error: unknown): void {
+		const client = this.db.$client;
+		if (client.inTransaction) {
+			try {
+				client.prepare("ROLLBACK TO member").run();
+				client.prepare("RELEASE member").run();
+				return;
+			} catch {
+				rollBack(client);
+			}
+		}
+		if (this.group === group) this.group = null;
+		this.fail(group, error);
+	}
+
+	private fail(group: CommitGroup, error: unknown): void {
+		for (const listener of this.groupFailureListeners) listener();
+		group.failed(error);
 	}
 
 	/**
@@ -133,6 +282,14 @@ export class SqliteConnection {
 		const next = this.waiters.shift();
 		if (next) next();
 		else this.locked = false;
+	}
+}
+
+function rollBack(client: Database.Database): void {
+	try {
+		if (client.inTransaction) client.prepare("ROLLBACK").run();
+	} catch {
+		// Nothing left to undo: SQLite rolled back on its own.
 	}
 }
 

@@ -1,0 +1,193 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { type Db, SqliteConnection } from "./connection.ts";
+
+/**
+ * Group commit (issue #20, "SQLite group commit (stop 28)" in docs/performance-storage.md):
+ * the transactions that end in one turn of the event loop share one COMMIT, and each caller is
+ * answered only once that COMMIT succeeded.
+ */
+let dir: string;
+let path: string;
+let client: Database.Database;
+let connection: SqliteConnection;
+/** A second connection to the same file: what another process would see. */
+let other: Database.Database;
+/** Every statement this process ran, in order, by text. */
+const ran: string[] = [];
+let groupsFailed = 0;
+const statement = Object.getPrototypeOf(new Database(":memory:").prepare("select 1")) as {
+	run: (...args: unknown[]) => unknown;
+};
+const originalRun = statement.run;
+
+beforeAll(() => {
+	statement.run = function (this: { source: string }, ...args: unknown[]) {
+		ran.push(this.source);
+		return originalRun.apply(this, args);
+	};
+	dir = mkdtempSync(join(tmpdir(), "as2kit-commit-group-"));
+	path = join(dir, "db.sqlite");
+	client = new Database(path);
+	client.pragma("journal_mode = WAL");
+	client.pragma("foreign_keys = ON");
+	client.exec(`create table parent (id text primary key);
+		create table child (id text primary key, parent text references parent (id) deferrable initially deferred);`);
+	// No time cap: a loaded machine must not split the groups these tests count.
+	connection = new SqliteConnection(drizzle(client) as unknown as Db, 5000, { maxMembers: 64, maxHoldMs: 60_000 });
+	connection.onGroupFailed(() => groupsFailed++);
+	other = new Database(path, { readonly: true });
+});
+
+afterAll(() => {
+	statement.run = originalRun;
+	other.close();
+	client.close();
+	rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+	client.exec("delete from child; delete from parent");
+	ran.length = 0;
+	groupsFailed = 0;
+});
+
+afterEach(async () => {
+	await connection.settle();
+});
+
+const insertParent = (id: string) =>
+	connection.runInTransaction((db) => db.$client.prepare("insert into parent (id) values (?)").run(id));
+const seenByOther = (id: string) => other.prepare("select 1 from parent where id = ?").get(id) !== undefined;
+const count = (source: string) => ran.filter((s) => s === source).length;
+
+it("commits the transactions that end in one turn of the event loop once, each in its savepoint", async () => {
+	await Promise.all(Array.from({ length: 10 }, (_, i) => connection.transaction(() => insertParent(`p${i}`))));
+	expect(count("COMMIT")).toBe(1);
+	expect(count("BEGIN IMMEDIATE")).toBe(1);
+	expect(count("SAVEPOINT member")).toBe(10);
+	expect(other.prepare("select count(*) n from parent").get()).toEqual({ n: 10 });
+});
+
+it("answers a caller only once another connection sees its writes", async () => {
+	const seenWhenAnswered: boolean[] = [];
+	await Promise.all(
+		Array.from({ length: 5 }, (_, i) =>
+			connection.transaction(() => insertParent(`p${i}`)).then(() => seenWhenAnswered.push(seenByOther(`p${i}`))),
+		),
+	);
+	expect(seenWhenAnswered).toEqual([true, true, true, true, true]);
+});
+
+it("rolls back a member that throws to its own savepoint: the others commit", async () => {
+	const outcomes = await Promise.allSettled([
+		connection.transaction(() => insertParent("kept-1")),
+		connection.transaction(async () => {
+			await insertParent("undone");
+			throw new Error("the body failed");
+		}),
+		connection.transaction(() => insertParent("kept-2")),
+	]);
+	expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+	expect(groupsFailed).toBe(0);
+	expect((outcomes[1] as PromiseRejectedResult).reason).toHaveProperty("message", "the body failed");
+	expect(count("COMMIT")).toBe(1);
+	expect([seenByOther("kept-1"), seenByOther("undone"), seenByOther("kept-2")]).toEqual([true, false, true]);
+});
+
+it("rejects every member when the group's COMMIT fails, and leaves nothing of theirs", async () => {
+	// A deferred foreign key is checked at COMMIT: the one statement that fails there, not before.
+	const orphan = connection.transaction(() =>
+		connection.runInTransaction((db) =>
+			db.$client.prepare("insert into child (id, parent) values ('c', 'missing')").run(),
+		),
+	);
+	const outcomes = await Promise.allSettled([
+		connection.transaction(() => insertParent("before")),
+		orphan,
+		connection.run((db) => db.$client.prepare("insert into parent (id) values ('lone')").run()),
+	]);
+	expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+	for (const outcome of outcomes) {
+		expect((outcome as PromiseRejectedResult).reason).toHaveProperty("code", "SQLITE_CONSTRAINT_FOREIGNKEY");
+	}
+	expect(client.inTransaction).toBe(false);
+	expect([seenByOther("before"), seenByOther("lone")]).toEqual([false, false]);
+	// The root store's certificate lists, read while the group was open, are dropped.
+	expect(groupsFailed).toBe(1);
+	// The connection goes on: the next transaction opens a group of its own.
+	await connection.transaction(() => insertParent("after"));
+	expect(seenByOther("after")).toBe(true);
+});
+
+it("fails the members before one whose error ended the whole transaction (SQLite rolled it back)", async () => {
+	const outcomes = await Promise.allSettled([
+		connection.transaction(() => insertParent("lost")),
+		connection.transaction(async () => {
+			// What SQLITE_FULL or an I/O error do to the open transaction.
+			client.prepare("ROLLBACK").run();
+			throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+		}),
+	]);
+	expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+	expect((outcomes[0] as PromiseRejectedResult).reason).toHaveProperty("code", "SQLITE_FULL");
+	expect(seenByOther("lost")).toBe(false);
+	expect(groupsFailed).toBe(1);
+	await connection.transaction(() => insertParent("after"));
+	expect(seenByOther("after")).toBe(true);
+});
+
+it("lets a lone statement that sees the open group's writes answer only after its COMMIT", async () => {
+	const order: string[] = [];
+	const transaction = connection.transaction(() => insertParent("p")).then(() => order.push("transaction"));
+	// Queued behind the transaction: it runs once the body ended, while the group is still open.
+	const read = connection
+		.run((db) => db.$client.prepare("select id from parent").all())
+		.then((rows) => order.push(`read ${JSON.stringify(rows)}, other sees it: ${seenByOther("p")}`));
+	await Promise.all([transaction, read]);
+	expect(order).toEqual(["transaction", 'read [{"id":"p"}], other sees it: true']);
+	expect(count("COMMIT")).toBe(1);
+});
+
+it("keeps a group to 64 members, and a lone statement with no group open commits alone", async () => {
+	await Promise.all(Array.from({ length: 150 }, (_, i) => connection.transaction(() => insertParent(`p${i}`))));
+	const sizes: number[] = [];
+	let members = 0;
+	for (const source of ran) {
+		if (source === "RELEASE member") members++;
+		if (source === "COMMIT") {
+			sizes.push(members);
+			members = 0;
+		}
+	}
+	expect(sizes.reduce((a, b) => a + b)).toBe(150);
+	expect(Math.max(...sizes)).toBe(64);
+	ran.length = 0;
+	await connection.run((db) => db.$client.prepare("insert into parent (id) values ('alone')").run());
+	expect(ran).toEqual(["BEGIN", "insert into parent (id) values ('alone')", "COMMIT"]);
+});
+
+it("commits a group that has held the write lock for its time cap", async () => {
+	const brief = new SqliteConnection(drizzle(client) as unknown as Db, 5000, { maxMembers: 64, maxHoldMs: 0 });
+	await Promise.all(Array.from({ length: 3 }, (_, i) => brief.transaction(() => insertParent(`p${i}`))));
+	expect(count("COMMIT")).toBe(3);
+});
+
+it("still refuses the root store inside a transaction", async () => {
+	const error = await connection
+		.transaction(() => connection.run((db) => db.$client.prepare("select 1").get()))
+		.catch((e: unknown) => e);
+	expect(error).toHaveProperty("message", expect.stringContaining("root store was used inside a transaction"));
+});
+
+it("commits an open group when the store closes", async () => {
+	const answered = connection.transaction(() => insertParent("closing"));
+	await Promise.resolve();
+	await connection.settle();
+	await answered;
+	expect(seenByOther("closing")).toBe(true);
+});
