@@ -12,8 +12,6 @@ export interface CertificateListCache {
 	 * again otherwise. Call it inside one read transaction, so the version and the list agree.
 	 */
 	get(client: Database.Database, owner: string, read: () => CertificateRecord[]): CertificateRecord[];
-	/** Drops every list: they may have been read from writes that were then rolled back. */
-	forget(): void;
 }
 
 /**
@@ -42,10 +40,6 @@ export function createCertificateListCache(): CertificateListCache {
 			}
 			// Copies: a caller that changes a record it was given changes nobody else's.
 			return list.map((record) => ({ ...record }));
-		},
-		forget() {
-			lists.clear();
-			version = -1;
 		},
 	};
 }

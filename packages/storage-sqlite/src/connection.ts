@@ -30,14 +30,14 @@ const GROUP_LIMITS: GroupLimits = { maxMembers: 64, maxHoldMs: 5 };
  *
  * Group commit: a transaction's body runs inside a SAVEPOINT of one physical write
  * transaction (a CommitGroup) that stays open until the end of the event loop's turn (a
- * setImmediate), and commits once for every transaction and lone statement that ended in it
- * (within GroupLimits). A COMMIT writes every page its transaction
- * changed to the WAL, and the messages of one turn change the same pages (table and index
- * leaves, the job queue, the event log): one COMMIT writes them once. Each caller is answered
- * only after the COMMIT holding its writes succeeded (durability before acknowledgement); a
- * body that throws rolls back to its own savepoint; a COMMIT that fails rejects every member.
- * A lone statement that arrives while a group is open sees that group's writes, so it joins
- * it and is answered after its COMMIT too: nobody acts on data that might still roll back.
+ * setImmediate), and commits once for every transaction that ended in it (within
+ * GroupLimits). A COMMIT writes every page its transaction changed to the WAL, and the
+ * messages of one turn change the same pages (table and index leaves, the job queue, the
+ * event log): one COMMIT writes them once. Each caller is answered only after the COMMIT
+ * holding its writes succeeded (durability before acknowledgement); a body that throws rolls
+ * back to its own savepoint; a COMMIT that fails rejects every member. A lone statement would
+ * see a pending group's writes, so the group commits before it runs: nobody reads data that
+ * might still roll back, and a lone statement waits for no turn to end.
  *
  * Another connection's write lock is waited for asynchronously (busy_timeout is 0 and
  * SQLITE_BUSY is retried after a pause), never by SQLite's synchronous busy handler: that one
@@ -51,7 +51,6 @@ export class SqliteConnection {
 	private readonly insideTransaction = new AsyncLocalStorage<SqliteConnection>();
 	/** The physical write transaction open on this connection, committing at the end of the turn. */
 	private group: CommitGroup | null = null;
-	private readonly groupFailureListeners: Array<() => void> = [];
 
 	constructor(
 		readonly db: Db,
@@ -61,12 +60,7 @@ export class SqliteConnection {
 	) {}
 
 	/** A statement outside any transaction. */
-	readonly run: Exec = (op) => this.runAlone(op);
-
-	/** A statement inside the transaction that holds the lock. */
-	readonly runInTransaction: Exec = async (op) => translate(() => op(this.db));
-
-	private async runAlone<T>(op: (db: Db) => T): Promise<T> {
+	readonly run: Exec = async (op) => {
 		if (this.insideTransaction.getStore() === this) {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
@@ -75,7 +69,7 @@ export class SqliteConnection {
 		// the retry loop's clock and promises only when SQLite answered busy.
 		if (!this.locked) {
 			try {
-				return await this.runNow(op);
+				return this.runNow(op);
 			} catch (error) {
 				if (!isBusy(error)) throw error;
 			}
@@ -83,15 +77,16 @@ export class SqliteConnection {
 		return this.whileBusy(async () => {
 			if (!this.locked) return this.runNow(op);
 			await this.acquire();
-			let settled: T | Promise<T>;
 			try {
-				settled = this.runNow(op);
+				return this.runNow(op);
 			} finally {
 				this.release();
 			}
-			return settled;
 		});
-	}
+	};
+
+	/** A statement inside the transaction that holds the lock. */
+	readonly runInTransaction: Exec = async (op) => translate(() => op(this.db));
 
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		if (this.insideTransaction.getStore() === this) return fn();
@@ -121,11 +116,6 @@ export class SqliteConnection {
 		return result;
 	}
 
-	/** Called after a group failed: whatever a lone read of it returned may have been rolled back. */
-	onGroupFailed(listener: () => void): void {
-		this.groupFailureListeners.push(listener);
-	}
-
 	/** Commits the open group now (closing the store). */
 	async settle(): Promise<void> {
 		const group = this.group;
@@ -139,23 +129,13 @@ export class SqliteConnection {
 	}
 
 	/**
-	 * A lone statement, called while no transaction body runs: joins the open group (answered
-	 * after its COMMIT), or runs as a transaction of its own when none is open.
+	 * A lone statement, called while no transaction body runs. It would see a pending group's
+	 * writes, so that group commits first: the statement reads only committed data and is
+	 * answered at once, never after the rest of the turn (POST /v1/messages makes several).
 	 */
-	private runNow<T>(op: (db: Db) => T): T | Promise<T> {
-		const group = this.group;
-		if (group === null) return translate(() => this.atomically(op));
-		const client = this.db.$client;
-		client.prepare("SAVEPOINT member").run();
-		let result: T;
-		try {
-			result = translate(() => op(this.db));
-			client.prepare("RELEASE member").run();
-		} catch (error) {
-			this.abandonMember(group, error);
-			throw error;
-		}
-		return this.joined(group).then(() => result);
+	private runNow<T>(op: (db: Db) => T): T {
+		if (this.group !== null) this.commit(this.group);
+		return translate(() => this.atomically(op));
 	}
 
 	/**
@@ -211,7 +191,7 @@ export class SqliteConnection {
 			client.prepare("COMMIT").run();
 		} catch (error) {
 			rollBack(client);
-			this.fail(group, error);
+			group.failed(error);
 			return;
 		}
 		group.committed();
@@ -240,11 +220,6 @@ export class SqliteConnection {
 			}
 		}
 		if (this.group === group) this.group = null;
-		this.fail(group, error);
-	}
-
-	private fail(group: CommitGroup, error: unknown): void {
-		for (const listener of this.groupFailureListeners) listener();
 		group.failed(error);
 	}
 

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { type BackgroundCheckpointOptions, startBackgroundCheckpoints } from "./background-checkpoints.ts";
-import { type CertificateListCache, createCertificateListCache } from "./certificate-list-cache.ts";
+import { createCertificateListCache } from "./certificate-list-cache.ts";
 import { type Exec, SqliteConnection } from "./connection.ts";
 import { createPrivateDatabaseFile } from "./private-file.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
@@ -90,23 +90,15 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 		client.close();
 	};
 	const transactionStore = storeOver(connection, connection.runInTransaction, null, close);
-	// The root store's reads join an open commit group and see its writes: when that group's
-	// COMMIT fails, a list read from them must not be kept.
-	const certificateLists = createCertificateListCache();
-	connection.onGroupFailed(() => certificateLists.forget());
-	return storeOver(connection, connection.run, transactionStore, close, certificateLists);
+	return storeOver(connection, connection.run, transactionStore, close);
 }
 
-/**
- * The store over `exec`; `transactionStore` is null for the store inside a transaction, which
- * keeps no certificate lists (`certificateLists` null).
- */
+/** The store over `exec`; `transactionStore` is null for the store inside a transaction. */
 function storeOver(
 	connection: SqliteConnection,
 	exec: Exec,
 	transactionStore: As2Store | null,
 	close: () => Promise<void>,
-	certificateLists: CertificateListCache | null = null,
 ): As2Store {
 	const store: As2Store = {
 		accounts: createAccountStore(exec),
@@ -116,7 +108,7 @@ function storeOver(
 		tenants: createTenantStore(exec),
 		apiKeys: createApiKeyStore(exec),
 		partners: createPartnerStore(exec),
-		certificates: createCertificateStore(exec, certificateLists),
+		certificates: createCertificateStore(exec, transactionStore ? createCertificateListCache() : null),
 		messages: createMessageStore(exec),
 		messageAttempts: createMessageAttemptStore(exec),
 		events: createEventStore(exec),
