@@ -8,57 +8,29 @@
  */
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
-import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+import type { BuiltServer } from "./built-server.ts";
+import { call, curl, rawRequest } from "./clients.ts";
+import { type ReceivedRequest, type RecordingPartnerWorld, startRecordingPartnerWorld } from "./recording-partner.ts";
 
 const certs = makeCertificates();
 const oldKey = certs.selfSigned("bb-cache-partner-old");
 const newKey = certs.selfSigned("bb-cache-partner-new");
 const PAYLOAD = "ISA*00*          *00*          *ZZ*OURS*ZZ*ROLL~\r\n";
 
+let world: RecordingPartnerWorld;
 let server: BuiltServer;
-let partnerEndpoint: Server;
-const captured: Buffer[] = [];
 let liveKey: string;
 let partnerId: string;
 
 beforeAll(async () => {
-	partnerEndpoint = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (chunk: Buffer) => chunks.push(chunk));
-		req.on("end", () => {
-			captured.push(Buffer.concat(chunks));
-			res.writeHead(200, { "content-type": "text/plain" }).end("received");
-		});
-	});
-	await new Promise<void>((resolve) => partnerEndpoint.listen(0, "127.0.0.1", resolve));
-	server = await startBuiltServer({
-		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
-	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, { scope: "account", environment: "live", permissions: ["*"] });
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: {
-			name: "Rolling",
-			as2_id: "BB-ROLLING",
-			url: `http://127.0.0.1:${(partnerEndpoint.address() as AddressInfo).port}/as2`,
-			mdn_mode: "none",
-			sign: false,
-			encrypt: true,
-		},
-	});
-	expect(created.status, created.text).toBe(201);
-	partnerId = created.json.data.id;
+	world = await startRecordingPartnerWorld({ name: "Rolling", as2_id: "BB-ROLLING", sign: false, encrypt: true });
+	({ server, liveKey, partnerId } = world);
 });
 afterAll(async () => {
-	await server?.stop();
-	await new Promise<void>((resolve) => partnerEndpoint?.close(() => resolve()));
+	await world?.stop();
 	rmSync(certs.dir, { recursive: true, force: true });
 });
 
@@ -68,17 +40,10 @@ const submission = () => ({
 	payload: { content: PAYLOAD },
 });
 
-/** Waits (bounded, 30 s) for the partner to receive one more message; returns it. */
-async function nextReceived(before: number): Promise<Buffer> {
-	for (let i = 0; i < 300 && captured.length === before; i++) await new Promise((r) => setTimeout(r, 100));
-	expect(captured.length, "the partner got the message within 30 s").toBe(before + 1);
-	return captured[before]!;
-}
-
 /** Which of the partner's keys opens `body`: the certificate the message was encrypted to. */
-function openedBy(body: Buffer): "old" | "new" | "neither" {
-	const file = join(certs.dir, `received-${captured.indexOf(body)}.der`);
-	writeFileSync(file, body);
+function openedBy(message: ReceivedRequest): "old" | "new" | "neither" {
+	const file = join(certs.dir, `received-${world.received.indexOf(message)}.der`);
+	writeFileSync(file, message.body);
 	for (const [name, key] of [
 		["old", oldKey],
 		["new", newKey],
@@ -101,10 +66,10 @@ it("a certificate rollover through the API is honoured by the very next message"
 	expect(uploadOld.status, uploadOld.text).toBe(201);
 
 	// Sent with fetch: encrypted to the old certificate, now remembered.
-	let before = captured.length;
+	let before = world.received.length;
 	const first = await call(server.base, "POST", "/v1/messages", { token: liveKey, body: submission() });
 	expect(first.status, first.text).toBe(202);
-	expect(openedBy(await nextReceived(before))).toBe("old");
+	expect(openedBy(await world.nextReceived(before))).toBe("old");
 
 	// A malformed upload with curl: refused, nothing changes.
 	const malformed = await curl([
@@ -123,9 +88,9 @@ it("a certificate rollover through the API is honoured by the very next message"
 		`${server.base}/v1/partners/${partnerId}/certificates`,
 	]);
 	expect(malformed.stdout).toBe("422");
-	before = captured.length;
+	before = world.received.length;
 	expect((await call(server.base, "POST", "/v1/messages", { token: liveKey, body: submission() })).status).toBe(202);
-	expect(openedBy(await nextReceived(before))).toBe("old");
+	expect(openedBy(await world.nextReceived(before))).toBe("old");
 
 	// The rollover, with curl: the new certificate uploaded, then the old one deactivated.
 	const uploadNew = await curl([
@@ -148,7 +113,7 @@ it("a certificate rollover through the API is honoured by the very next message"
 	expect(deactivated.status, deactivated.text).toBe(200);
 
 	// At once, over a raw socket: the next message goes to the new certificate only.
-	before = captured.length;
+	before = world.received.length;
 	const body = JSON.stringify(submission());
 	const raw = await rawRequest(
 		server.port,
@@ -156,6 +121,6 @@ it("a certificate rollover through the API is honoured by the very next message"
 		[body],
 	);
 	expect(raw.status, raw.raw).toBe(202);
-	expect(openedBy(await nextReceived(before))).toBe("new");
+	expect(openedBy(await world.nextReceived(before))).toBe("new");
 	server.assertAlive();
 });

@@ -8,78 +8,43 @@
  * a raw node:net socket.
  */
 import { rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
-import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, createKey, curl, rawRequest, register } from "./clients.ts";
+import type { BuiltServer } from "./built-server.ts";
+import { call, curl, rawRequest } from "./clients.ts";
 import { verifySigned } from "./openssl-smime.ts";
+import { type ReceivedRequest, type RecordingPartnerWorld, startRecordingPartnerWorld } from "./recording-partner.ts";
 
 const certs = makeCertificates();
 const next = certs.pkcs12("bb-signing-rollover-pw");
 const PAYLOAD = "ISA*00*          *00*          *ZZ*OURS*ZZ*SIGNED~\r\n";
 
+let world: RecordingPartnerWorld;
 let server: BuiltServer;
-let partnerEndpoint: Server;
-const captured: Array<{ contentType: string; body: Buffer }> = [];
 let liveKey: string;
 let partnerId: string;
 
 beforeAll(async () => {
-	partnerEndpoint = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (chunk: Buffer) => chunks.push(chunk));
-		req.on("end", () => {
-			captured.push({ contentType: String(req.headers["content-type"]), body: Buffer.concat(chunks) });
-			res.writeHead(200, { "content-type": "text/plain" }).end("received");
-		});
-	});
-	await new Promise<void>((resolve) => partnerEndpoint.listen(0, "127.0.0.1", resolve));
-	server = await startBuiltServer({
-		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
-	});
-	const user = await register(server.base);
-	liveKey = await createKey(server.base, user.token, { scope: "account", environment: "live", permissions: ["*"] });
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: {
-			name: "Verifying",
-			as2_id: "BB-VERIFYING",
-			url: `http://127.0.0.1:${(partnerEndpoint.address() as AddressInfo).port}/as2`,
-			mdn_mode: "none",
-			sign: true,
-			encrypt: false,
-		},
-	});
-	expect(created.status, created.text).toBe(201);
-	partnerId = created.json.data.id;
+	world = await startRecordingPartnerWorld({ name: "Verifying", as2_id: "BB-VERIFYING", sign: true, encrypt: false });
+	({ server, liveKey, partnerId } = world);
 });
 afterAll(async () => {
-	await server?.stop();
-	await new Promise<void>((resolve) => partnerEndpoint?.close(() => resolve()));
+	await world?.stop();
 	rmSync(certs.dir, { recursive: true, force: true });
 });
 
 const submission = () =>
 	JSON.stringify({ partner_id: partnerId, content_type: "application/edi-x12", payload: { content: PAYLOAD } });
 
-/** Waits (bounded, 30 s) for the partner to receive one more message; returns it. */
-async function nextReceived(before: number) {
-	for (let i = 0; i < 300 && captured.length === before; i++) await new Promise((r) => setTimeout(r, 100));
-	expect(captured.length, "the partner got the message within 30 s").toBe(before + 1);
-	return captured[before]!;
-}
-
 /**
  * Whether a captured multipart/signed verifies with `certificatePem` as the only certificate
  * the signer may come from (openssl-smime.ts: `cms -verify -binary -content -nointern`).
  */
-async function signedBy(message: { contentType: string; body: Buffer }, certificatePem: string): Promise<boolean> {
+async function signedBy(message: ReceivedRequest, certificatePem: string): Promise<boolean> {
 	const certificatePath = join(
 		certs.dir,
-		`signer-${captured.indexOf(message)}-${certificatePem.length}-${Date.now()}.pem`,
+		`signer-${world.received.indexOf(message)}-${certificatePem.length}-${Date.now()}.pem`,
 	);
 	writeFileSync(certificatePath, certificatePem);
 	const entity = Buffer.concat([Buffer.from(`Content-Type: ${message.contentType}\r\n\r\n`), message.body]);
@@ -108,7 +73,7 @@ async function send(before: number, how: "fetch" | "raw") {
 		);
 		expect(raw.status, raw.raw).toBe(202);
 	}
-	return nextReceived(before);
+	return world.nextReceived(before);
 }
 
 it("a rollover of our signing identity signs the very next message with the new certificate, and back", async () => {
@@ -118,7 +83,7 @@ it("a rollover of our signing identity signs the very next message with the new 
 
 	// Signed by the generated identity, twice: the second from the identity's cached template.
 	for (const how of ["fetch", "raw"] as const) {
-		const message = await send(captured.length, how);
+		const message = await send(world.received.length, how);
 		expect(await signedBy(message, old.pem)).toBe(true);
 		expect(await signedBy(message, next.certPem)).toBe(false);
 	}
@@ -148,7 +113,7 @@ it("a rollover of our signing identity signs the very next message with the new 
 	expect(off.status, off.text).toBe(200);
 
 	for (const how of ["raw", "fetch"] as const) {
-		const message = await send(captured.length, how);
+		const message = await send(world.received.length, how);
 		expect(await signedBy(message, next.certPem)).toBe(true);
 		expect(await signedBy(message, old.pem)).toBe(false);
 	}
@@ -159,7 +124,7 @@ it("a rollover of our signing identity signs the very next message with the new 
 	expect((await call(server.base, "POST", `/v1/certificates/${newId}/deactivate`, { token: liveKey })).status).toBe(
 		200,
 	);
-	const back = await send(captured.length, "fetch");
+	const back = await send(world.received.length, "fetch");
 	expect(await signedBy(back, old.pem)).toBe(true);
 	server.assertAlive();
 });
