@@ -15,6 +15,8 @@ const claimed: { options: ClaimOptions; took: ClaimedJob[] }[] = [];
 const handedOff: { job: JobRecord; lease: JobLease }[] = [];
 /** The ids the sender's send jobs read with `messages.getById` (a root read of its own). */
 const readById: string[] = [];
+/** The keys the sender's blob store was read at. */
+const blobReads: string[] = [];
 
 beforeAll(async () => {
 	pair = await startPair();
@@ -32,6 +34,12 @@ beforeAll(async () => {
 	messages.getById = async (id) => {
 		readById.push(id);
 		return getById(id);
+	};
+	const blobs = pair.a.server.service.deps.blobs;
+	const get = blobs.get.bind(blobs);
+	blobs.get = async (key) => {
+		blobReads.push(key);
+		return get(key);
 	};
 	// Jobs written in a transaction go through the transaction's own job store.
 	const store = pair.a.server.store;
@@ -63,6 +71,14 @@ async function receivedCopies(messageId: string): Promise<number> {
 	return inbound.items.filter((m) => m.messageId === messageId).length;
 }
 
+/** The bytes of a peer's blob. */
+async function readAll(peer: typeof pair.b, key: string): Promise<Uint8Array> {
+	const chunks: Uint8Array[] = [];
+	const stream = await peer.server.service.deps.blobs.get(key);
+	for await (const chunk of stream!) chunks.push(chunk);
+	return Buffer.concat(chunks);
+}
+
 /** Fails a queued message on the sender, as only a writer that ignores its job's lease could; resolves to when. */
 async function moveOn(id: string): Promise<Date> {
 	const at = new Date();
@@ -89,6 +105,24 @@ it("runs a submitted message's send job on this instance's worker, with no claim
 	// The job started from the record its submission committed with it: no read of its own.
 	expect(readById.filter((read) => read === id)).toEqual([]);
 	expect(await receivedCopies(message.messageId)).toBe(1);
+});
+
+it("a handed-off send job sends the payload bytes its JSON submission held, without reading its blob back", async () => {
+	const { a, b } = pair;
+	const content = `held payload ${"x".repeat(2000)} end`;
+	const id = await sendMessage(a, partner, { mdn_mode: "sync", payload: { content } });
+	const message = await settled(a, id);
+	expect(message.status).toBe("delivered");
+	expect(handedOff.filter(({ job }) => job.payload.messageId === id)).toHaveLength(1);
+	// The submission wrote the payload's blob; the job sent the bytes it was handed instead of reading it back.
+	expect(blobReads.filter((key) => key === message.payloadKey)).toEqual([]);
+	const [received] = (
+		await b.server.store.messages.list(b.tenantId, { direction: "inbound" }, { page: 1, perPage: 100 })
+	).items.filter((m) => m.messageId === message.messageId);
+	expect(received).toBeDefined();
+	expect(new TextDecoder().decode(await readAll(b, received!.payloadKey!))).toBe(content);
+	// And the MIC recorded before the POST is that of the bytes sent: the partner's MDN matched it.
+	expect(message.mdnStatus).toBe("received");
 });
 
 it("a handed-off send job whose message moved on before it ran neither sends it nor overwrites the move", async () => {
@@ -163,6 +197,8 @@ it("sends, once, a handed-off job whose worker died right after the commit, when
 	// Claimed by a poll, not handed off: the claim read the message with the job, the job none of its own.
 	expect(takers[0]!.took.find((job) => job.payload.messageId === id)?.message).toMatchObject({ id, attempts: 0 });
 	expect(readById.filter((read) => read === id)).toEqual([]);
+	// Not handed off: the payload is read from its blob, the source of truth.
+	expect(blobReads).toContain(message.payloadKey);
 	expect(await receivedCopies(message.messageId)).toBe(1);
 });
 

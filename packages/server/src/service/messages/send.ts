@@ -17,7 +17,7 @@ import type { KeyMaterial } from "./key-material.ts";
 import { failMessage, NO_EVENTS, transitionMessage } from "./message-transitions.ts";
 import { nextAttemptDelaySeconds } from "./retry-policy.ts";
 import { simulateSend } from "./simulate.ts";
-import { messageIdDomain } from "./submit.ts";
+import { bytesBody, messageIdDomain } from "./submit.ts";
 
 /** HTTP statuses worth another try (RFC 9110: the server may do better later). */
 const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -35,12 +35,14 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const guard = createTargetGuard({ allowPrivateTargets: config.allowPrivateTargets });
 	const hints = createFailureHints(deps, keys);
 	const configs = configReads(deps.configCache, store);
+	const domain = messageIdDomain(config.publicUrl);
 
 	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
 		// A job starts from the record that committed with it when its submission handed it off, or
 		// from the one its claim read (issue #20: one SQLite transaction or PostgreSQL round trip
 		// less per message); it reads the store only when its lease ran out before it started.
-		const found = handedOffMessage(job, handedOff) ?? (await store.messages.getById(String(job.payload.messageId)));
+		const handed = handedOffSend(job, handedOff);
+		const found = handed?.message ?? (await store.messages.getById(String(job.payload.messageId)));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
 		const at = now();
@@ -75,8 +77,9 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			keys,
 			blobs,
 			receiptUrl,
-			domain: messageIdDomain(config.publicUrl),
+			domain,
 			at,
+			...(handed?.payload ? { payload: heldPayload(handed.payload) } : {}),
 		}).catch((error: unknown) => ({ failure: error }));
 		const recordedMics =
 			!("failure" in built) && bufferedBytes(built.body) ? await attemptMics(starting.details, built) : null;
@@ -289,14 +292,38 @@ async function attemptMics(details: MessageRecord["details"], built: PackResult)
 }
 
 /**
- * The message its submission wrote with this job and handed to it (hand-off.ts), or its claim
- * read with it (worker.ts): current, as the job is leased to this worker since that commit. Its
- * status is still checked, as a read's would be, and every move from it is conditional on the
- * status it had (message-transitions.ts).
+ * What a submission hands its send job (hand-off.ts, `JobContext.handedOff`): the message it
+ * wrote with the job and, when the request carried the payload's bytes (a JSON submission),
+ * those bytes, which it has just written to the payload's blob (issue #20: the job then sends
+ * them without reading that blob back: an open, fstat, read and close less per message).
  */
-function handedOffMessage(job: JobRecord, handedOff: unknown): MessageRecord | null {
-	const message = handedOff as MessageRecord | undefined;
-	return message?.direction === "outbound" && message.id === job.payload.messageId ? message : null;
+export interface SendHandOff {
+	message: MessageRecord;
+	payload: Uint8Array | null;
+}
+
+/**
+ * The message its submission wrote with this job and handed to it (hand-off.ts), or its claim
+ * read with it (worker.ts, a bare MessageRecord): current, as the job is leased to this worker
+ * since that commit. Its status is still checked, as a read's would be, and every move from it
+ * is conditional on the status it had (message-transitions.ts).
+ *
+ * The held payload is the blob's content: a payload's blob is written once, under a fresh key
+ * (submit.ts, `newPayloadKey`), before the transaction that names it commits, and never
+ * rewritten; the blob stays the source of truth for every other run of the job (a retry, a
+ * claim after a crash), which reads it. Bytes whose length is not the record's are not used.
+ */
+function handedOffSend(job: JobRecord, handedOff: unknown): SendHandOff | null {
+	const handed = handedOff as Partial<SendHandOff> | MessageRecord | undefined;
+	const message = handed && "message" in handed ? handed.message : (handed as MessageRecord | undefined);
+	if (message?.direction !== "outbound" || message.id !== job.payload.messageId) return null;
+	const payload = handed && "message" in handed ? handed.payload : null;
+	return { message, payload: payload && payload.byteLength === message.bytes ? payload : null };
+}
+
+/** Bytes in memory as the outbound payload (`OutboundContext.payload`). */
+function heldPayload(bytes: Uint8Array) {
+	return { size: bytes.byteLength, open: () => bytesBody(bytes) };
 }
 
 /** The details without the time of a retry: this attempt is it. */

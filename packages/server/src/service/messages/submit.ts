@@ -16,6 +16,7 @@ import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
 import { checkMessageHeaders } from "./custom-headers.ts";
 import type { KeyMaterial } from "./key-material.ts";
+import type { SendHandOff } from "./send.ts";
 import { SEND_JOB } from "./send-job-kind.ts";
 
 export interface SubmitInput {
@@ -52,9 +53,11 @@ export function newPayloadKey(at: Date): string {
 export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, blobs, now, config } = deps;
 	const configs = configReads(deps.configCache, store);
+	const domain = messageIdDomain(config.publicUrl);
 
 	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
 		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
+		const held = "bytes" in input.payload ? input.payload.bytes : null;
 		const sendJob = prepareHandOff(deps);
 		try {
 			// Inside the try: a multipart payload is already stored, and a key without
@@ -86,7 +89,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			const account = { id: principal.accountId, plan: principal.plan };
 			if (principal.environment === "live") await checkMessageAllowance(store, account, config, at);
 			if (!blob) {
-				const bytes = (input.payload as { bytes: Uint8Array }).bytes;
+				const bytes = held!;
 				const max = planOf(principal.plan, config.enterpriseLimits).maxPayloadBytes;
 				if (bytes.byteLength > max) {
 					throw new As2Error("PAYLOAD_TOO_LARGE", `the payload exceeds the plan's ${max} bytes`, {
@@ -107,7 +110,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					tenantId: principal.tenantId,
 					environment: principal.environment,
 					direction: "outbound",
-					messageId: stripMessageId(createMessageId(messageIdDomain(config.publicUrl))),
+					messageId: stripMessageId(createMessageId(domain)),
 					partnerId: partner.id,
 					partnerName: partner.name,
 					partnerAs2Id: partner.as2Id,
@@ -173,8 +176,9 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 							runAt: record.scheduledAt ?? at,
 						},
 						at,
-						// The job's first read, handed to it when this process's worker runs it (send.ts).
-						record,
+						// The job's first read and the payload's bytes, handed to it when this process's
+						// worker runs it (send.ts).
+						{ message: record, payload: held } satisfies SendHandOff,
 					),
 					// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
 					enqueueEpcisIndex(tx, record, at),
