@@ -73,10 +73,8 @@ async function receivedCopies(messageId: string): Promise<number> {
 
 /** The bytes of a peer's blob. */
 async function readAll(peer: typeof pair.b, key: string): Promise<Uint8Array> {
-	const chunks: Uint8Array[] = [];
 	const stream = await peer.server.service.deps.blobs.get(key);
-	for await (const chunk of stream!) chunks.push(chunk);
-	return Buffer.concat(chunks);
+	return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** Fails a queued message on the sender, as only a writer that ignores its job's lease could; resolves to when. */
@@ -197,8 +195,6 @@ it("sends, once, a handed-off job whose worker died right after the commit, when
 	// Claimed by a poll, not handed off: the claim read the message with the job, the job none of its own.
 	expect(takers[0]!.took.find((job) => job.payload.messageId === id)?.message).toMatchObject({ id, attempts: 0 });
 	expect(readById.filter((read) => read === id)).toEqual([]);
-	// Not handed off: the payload is read from its blob, the source of truth.
-	expect(blobReads).toContain(message.payloadKey);
 	expect(await receivedCopies(message.messageId)).toBe(1);
 });
 

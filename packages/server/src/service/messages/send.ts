@@ -13,6 +13,7 @@ import { reportAttempt } from "./attempt-report.ts";
 import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
 import { buildOutbound } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
+import { heldPayloads } from "./held-payloads.ts";
 import type { KeyMaterial } from "./key-material.ts";
 import { failMessage, NO_EVENTS, transitionMessage } from "./message-transitions.ts";
 import { nextAttemptDelaySeconds } from "./retry-policy.ts";
@@ -36,13 +37,18 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 	const hints = createFailureHints(deps, keys);
 	const configs = configReads(deps.configCache, store);
 	const domain = messageIdDomain(config.publicUrl);
+	const held = heldPayloads(deps);
+	/** The payload its submission held in memory, for the first run of its job (held-payloads.ts). */
+	const payloadHeldFor = (message: MessageRecord) => {
+		const bytes = message.payloadKey ? held.take(message.payloadKey, message.bytes) : null;
+		return bytes ? { payload: { size: bytes.byteLength, open: () => bytesBody(bytes) } } : {};
+	};
 
 	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
 		// A job starts from the record that committed with it when its submission handed it off, or
 		// from the one its claim read (issue #20: one SQLite transaction or PostgreSQL round trip
 		// less per message); it reads the store only when its lease ran out before it started.
-		const handed = handedOffSend(job, handedOff);
-		const found = handed?.message ?? (await store.messages.getById(String(job.payload.messageId)));
+		const found = handedOffMessage(job, handedOff) ?? (await store.messages.getById(String(job.payload.messageId)));
 		if (!found || (found.status !== "queued" && found.status !== "processing")) return;
 		if (found.environment === "test") return simulateSend(deps, found);
 		const at = now();
@@ -79,7 +85,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			receiptUrl,
 			domain,
 			at,
-			...(handed?.payload ? { payload: heldPayload(handed.payload) } : {}),
+			...payloadHeldFor(found),
 		}).catch((error: unknown) => ({ failure: error }));
 		const recordedMics =
 			!("failure" in built) && bufferedBytes(built.body) ? await attemptMics(starting.details, built) : null;
@@ -292,38 +298,14 @@ async function attemptMics(details: MessageRecord["details"], built: PackResult)
 }
 
 /**
- * What a submission hands its send job (hand-off.ts, `JobContext.handedOff`): the message it
- * wrote with the job and, when the request carried the payload's bytes (a JSON submission),
- * those bytes, which it has just written to the payload's blob (issue #20: the job then sends
- * them without reading that blob back: an open, fstat, read and close less per message).
- */
-export interface SendHandOff {
-	message: MessageRecord;
-	payload: Uint8Array | null;
-}
-
-/**
  * The message its submission wrote with this job and handed to it (hand-off.ts), or its claim
- * read with it (worker.ts, a bare MessageRecord): current, as the job is leased to this worker
- * since that commit. Its status is still checked, as a read's would be, and every move from it
- * is conditional on the status it had (message-transitions.ts).
- *
- * The held payload is the blob's content: a payload's blob is written once, under a fresh key
- * (submit.ts, `newPayloadKey`), before the transaction that names it commits, and never
- * rewritten; the blob stays the source of truth for every other run of the job (a retry, a
- * claim after a crash), which reads it. Bytes whose length is not the record's are not used.
+ * read with it (worker.ts): current, as the job is leased to this worker since that commit. Its
+ * status is still checked, as a read's would be, and every move from it is conditional on the
+ * status it had (message-transitions.ts).
  */
-function handedOffSend(job: JobRecord, handedOff: unknown): SendHandOff | null {
-	const handed = handedOff as Partial<SendHandOff> | MessageRecord | undefined;
-	const message = handed && "message" in handed ? handed.message : (handed as MessageRecord | undefined);
-	if (message?.direction !== "outbound" || message.id !== job.payload.messageId) return null;
-	const payload = handed && "message" in handed ? handed.payload : null;
-	return { message, payload: payload && payload.byteLength === message.bytes ? payload : null };
-}
-
-/** Bytes in memory as the outbound payload (`OutboundContext.payload`). */
-function heldPayload(bytes: Uint8Array) {
-	return { size: bytes.byteLength, open: () => bytesBody(bytes) };
+function handedOffMessage(job: JobRecord, handedOff: unknown): MessageRecord | null {
+	const message = handedOff as MessageRecord | undefined;
+	return message?.direction === "outbound" && message.id === job.payload.messageId ? message : null;
 }
 
 /** The details without the time of a retry: this attempt is it. */

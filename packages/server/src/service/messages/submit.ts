@@ -15,8 +15,8 @@ import { FieldChecks, fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
 import { checkMessageHeaders } from "./custom-headers.ts";
+import { heldPayloads } from "./held-payloads.ts";
 import type { KeyMaterial } from "./key-material.ts";
-import type { SendHandOff } from "./send.ts";
 import { SEND_JOB } from "./send-job-kind.ts";
 
 export interface SubmitInput {
@@ -54,6 +54,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 	const { store, blobs, now, config } = deps;
 	const configs = configReads(deps.configCache, store);
 	const domain = messageIdDomain(config.publicUrl);
+	const heldForSend = heldPayloads(deps);
 
 	return async function submit(principal: Principal, input: SubmitInput): Promise<MessageRecord> {
 		let blob: BlobInfo | null = "blob" in input.payload ? input.payload.blob : null;
@@ -176,15 +177,16 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 							runAt: record.scheduledAt ?? at,
 						},
 						at,
-						// The job's first read and the payload's bytes, handed to it when this process's
-						// worker runs it (send.ts).
-						{ message: record, payload: held } satisfies SendHandOff,
+						// The job's first read, handed to it when this process's worker runs it (send.ts).
+						record,
 					),
 					// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
 					enqueueEpcisIndex(tx, record, at),
 				]);
 				return record;
 			});
+			// Bytes the request carried are now the committed blob's: its send job needs not read them back.
+			if (held && !input.scheduledAt) heldForSend.hold(stored.key, held);
 			sendJob.committed();
 			return message;
 		} catch (error) {
