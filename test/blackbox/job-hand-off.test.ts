@@ -110,11 +110,17 @@ describe("send jobs handed to the local worker", () => {
 		]);
 		const details = await allSent(ids);
 		expect(details.map((m) => m.status)).toEqual(ids.map(() => "sent"));
-		const received = partners
-			.requests(PARTNER_AS2_ID)
-			.slice(before)
-			.map((request) => String(request.headers["message-id"]).replace(/^<|>$/g, ""));
+		const requests = partners.requests(PARTNER_AS2_ID).slice(before);
+		const received = requests.map((request) => String(request.headers["message-id"]).replace(/^<|>$/g, ""));
 		expect(received.sort()).toEqual(details.map((m) => m.message_id).sort());
+		// Each carries its own submission's payload: the send jobs build from the bytes their
+		// submissions held (issue #20), never another message's.
+		const numbers = [...Array.from({ length: 16 }, (_, n) => n), 100, 101, 200, 201];
+		const payloadOf = new Map(details.map((m, i) => [m.message_id, `ISA*00*HANDOFF${numbers[i]}~\r\n`]));
+		for (const request of requests) {
+			const messageId = String(request.headers["message-id"]).replace(/^<|>$/g, "");
+			expect(request.raw.toString("latin1")).toContain(payloadOf.get(messageId));
+		}
 	});
 
 	it("leaves a scheduled message unheld: cancelled at once, never sent", async () => {
