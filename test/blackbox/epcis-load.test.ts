@@ -5,7 +5,7 @@
  * `POST /v1/epcis/validate` and in the indexing job of every XML payload; and nothing bounded
  * how many validations ran at once. The built server runs that work on a bounded pool of
  * worker threads (node/epcis-thread-pool.ts): the worst single event at the limit, on each path,
- * leaves `/health` answering (hostile-input-health.ts: median under 100 ms, every probe under
+ * leaves `/health` answering (hostile-input-health.ts: median under 250 ms, every probe under
  * 2.5 s), and validations beyond the pool's places and queue are refused at once with 503 and
  * Retry-After.
  */

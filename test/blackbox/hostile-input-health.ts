@@ -5,10 +5,12 @@
  * `MIN_SAMPLES` are taken so that the median means something when the attack is quick.
  *
  * The verdict is built to hold on a loaded 2-core CI machine and to fail on a frozen server:
- * the MEDIAN probe must answer within 100 ms (one probe delayed by a GC pause or a busy core
+ * the MEDIAN probe must answer within 250 ms (one probe delayed by a GC pause or a busy core
  * does not move it) and EVERY probe within 2.5 s (a parser that blocks the loop for seconds,
  * as the defects of issue #16 did for 15 s and more, cannot pass; 1 s was once exceeded by a
  * single probe, 1,044 ms, on a 2-core machine at load 15 with nothing blocking the loop).
+ * The median was 100 ms until a run at load 13–18 read 162 ms over the 10 probes of a 16 MB
+ * JSON body 16 MB deep: its linear parse alone holds the loop that long there.
  */
 import { expect } from "vitest";
 
@@ -16,7 +18,7 @@ const MIN_SAMPLES = 10;
 const MAX_SAMPLES = 2_000;
 const PAUSE_MS = 15;
 const PROBE_TIMEOUT_MS = 5_000;
-export const HEALTH_MEDIAN_MS = 100;
+export const HEALTH_MEDIAN_MS = 250;
 export const HEALTH_MAX_MS = 2_500;
 
 export interface HealthSummary {
