@@ -26,6 +26,8 @@ export interface BuiltServer {
 	pid: number;
 	/** The temporary directory holding the database (SQLite), blobs and master key. */
 	dir: string;
+	/** The DATABASE_URL it runs with: the SQLite file's path, or the PostgreSQL database's URL. */
+	databaseUrl: string;
 	/** Everything the process wrote to stdout and stderr so far (JSON log lines). */
 	output(): string;
 	/** Null while the process runs; its exit code or signal once it has ended. */
@@ -98,6 +100,7 @@ export async function startBuiltServer(options: StartOptions = {}): Promise<Buil
 			port,
 			pid: child.pid!,
 			dir,
+			databaseUrl: env.DATABASE_URL!,
 			output: () => output,
 			exit: () => exited,
 			assertAlive() {

@@ -1,0 +1,140 @@
+/**
+ * The monthly live-message allowance (decisions.md, "Usage and billing events") against the
+ * built server over real sockets: sends that arrive together at the edge of the allowance are
+ * refused exactly past it, and each counted message is counted once. The account's month is
+ * brought near its end by writing its counter in the server's database (a Professional month
+ * is 100,000 messages). On SQLite the requests of one instance share one connection; on
+ * PostgreSQL (blackbox-on-postgresql) they run in concurrent transactions.
+ */
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
+import { type BuiltServer, startBuiltServer } from "./built-server.ts";
+import { call, curl, liveTenant, type Registered } from "./clients.ts";
+
+const PARTNER_AS2_ID = "bb-usage-quota-partner";
+const ALLOWANCE = 100_000; // Professional
+const LEFT = 4;
+let server: BuiltServer;
+let partners: QuirkyPartners;
+let user: Registered;
+let liveKey: string;
+let partnerId: string;
+
+beforeAll(async () => {
+	partners = await startQuirkyPartners();
+	partners.answer(PARTNER_AS2_ID, () => ({ status: 200, body: "" }));
+	server = await startBuiltServer({
+		store: "sqlite",
+		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
+	});
+	({ user, liveKey } = await liveTenant(server.base));
+	const created = await call(server.base, "POST", "/v1/partners", {
+		token: liveKey,
+		body: { name: "quota", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
+	});
+	expect(created.status, created.text).toBe(201);
+	partnerId = created.json.data.id;
+});
+afterAll(async () => {
+	await server?.stop();
+	await partners?.close();
+});
+
+/** This month's and the next one's counter (a run across midnight of the month's end counts in either). */
+const periods = () => {
+	const now = new Date();
+	const month = (offset: number) =>
+		new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString().slice(0, 7);
+	return [month(0), month(1)];
+};
+
+/** Runs statements written with `?` placeholders on the server's database, whichever store it is. */
+async function query(statements: Array<[sql: string, ...params: unknown[]]>): Promise<Array<Record<string, unknown>>> {
+	if (!server.databaseUrl.startsWith("postgres")) {
+		const db = new Database(server.databaseUrl);
+		try {
+			db.pragma("busy_timeout = 10000");
+			return statements.map(([sql, ...params]) => {
+				const statement = db.prepare(sql);
+				return (statement.reader ? statement.get(...params) : statement.run(...params)) as Record<string, unknown>;
+			});
+		} finally {
+			db.close();
+		}
+	}
+	const client = new pg.Client({ connectionString: server.databaseUrl });
+	await client.connect();
+	try {
+		const rows = [];
+		for (const [sql, ...params] of statements) {
+			let n = 0;
+			const numbered = sql.replace(/\?/g, () => `$${++n}`);
+			rows.push((await client.query(numbered, params)).rows[0] ?? {});
+		}
+		return rows;
+	} finally {
+		await client.end();
+	}
+}
+
+const body = (n: number) => ({
+	partner_id: partnerId,
+	content_type: "application/edi-x12",
+	payload: { content: `ISA*00*QUOTA${n}~\r\n` },
+});
+
+it(`refuses exactly the sends past the allowance when 12 arrive together with ${LEFT} left (fetch and curl)`, async () => {
+	const seed = `insert into "usage_counters" ("account_id", "period", "metric", "value") values (?, ?, 'live_messages', ?)
+		on conflict ("account_id", "period", "metric") do update set "value" = excluded."value"`;
+	await query(periods().map((period) => [seed, user.accountId, period, ALLOWANCE - LEFT]));
+	const viaFetch = (n: number) =>
+		call(server.base, "POST", "/v1/messages", { token: liveKey, body: body(n) }).then((r) => ({
+			status: r.status,
+			code: r.json?.error?.code ?? null,
+		}));
+	const viaCurl = async (n: number) => {
+		const { stdout, code } = await curl([
+			"-w",
+			"\n%{http_code}",
+			"-X",
+			"POST",
+			"-H",
+			`authorization: Bearer ${liveKey}`,
+			"-H",
+			"content-type: application/json",
+			"--data-binary",
+			JSON.stringify(body(n)),
+			`${server.base}/v1/messages`,
+		]);
+		expect(code, stdout).toBe(0);
+		const [answer, status] = stdout.split("\n");
+		return { status: Number(status), code: JSON.parse(answer!).error?.code ?? null };
+	};
+	const answers = await Promise.all(Array.from({ length: 12 }, (_, n) => (n % 4 === 3 ? viaCurl(n) : viaFetch(n))));
+	const statuses = answers.map((a) => a.status).sort();
+	expect(statuses).toEqual([...Array(LEFT).fill(202), ...Array(12 - LEFT).fill(402)]);
+	for (const a of answers) if (a.status === 402 && a.code !== null) expect(a.code).toBe("MESSAGE_LIMIT_EXCEEDED");
+
+	const [counted, stored, thresholds] = await query([
+		[
+			`select max("value") as "n" from "usage_counters" where "account_id" = ? and "metric" = 'live_messages'`,
+			user.accountId,
+		],
+		[`select count(*) as "n" from "messages" where "account_id" = ? and "environment" = 'live'`, user.accountId],
+		[
+			`select count(*) as "n" from "events" where "account_id" = ? and "kind" = 'billing.usage_threshold'`,
+			user.accountId,
+		],
+	]);
+	expect(Number(counted!.n)).toBe(ALLOWANCE);
+	expect(Number(stored!.n)).toBe(LEFT);
+	// 75 and 90 % were crossed by the seeded count without a message: the first counted one fires
+	// every threshold it reached (75, 90) and the one that uses the month up fires 100, once.
+	expect(Number(thresholds!.n)).toBe(3);
+
+	const after = await call(server.base, "POST", "/v1/messages", { token: liveKey, body: body(99) });
+	expect(after.status).toBe(402);
+	expect(after.json.error.code).toBe("MESSAGE_LIMIT_EXCEEDED");
+});
