@@ -93,10 +93,19 @@ export function receiveLimits(
 	};
 }
 
+type EnterpriseLimits = Partial<Record<"requestsPerMinute" | "burst" | "concurrent", number>>;
+
+/** Enterprise plans by the deployment's limits object: a received message asks three times (issue #20). */
+const enterprisePlans = new WeakMap<EnterpriseLimits, Plan>();
+const NO_LIMITS: EnterpriseLimits = {};
+
 /** The plan with the deployment's custom Enterprise limits applied. */
-export function planOf(
-	name: PlanName,
-	enterprise: Partial<Record<"requestsPerMinute" | "burst" | "concurrent", number>> = {},
-): Plan {
-	return name === "enterprise" ? { ...PLANS.enterprise, ...enterprise } : PLANS[name];
+export function planOf(name: PlanName, enterprise: EnterpriseLimits = NO_LIMITS): Plan {
+	if (name !== "enterprise") return PLANS[name];
+	let plan = enterprisePlans.get(enterprise);
+	if (!plan) {
+		plan = Object.freeze({ ...PLANS.enterprise, ...enterprise });
+		enterprisePlans.set(enterprise, plan);
+	}
+	return plan;
 }

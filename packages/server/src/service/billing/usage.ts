@@ -7,16 +7,33 @@ import { formatInstant } from "../views/instant.ts";
 
 const THRESHOLDS = [75, 90, 100] as const;
 
-/** The calendar month of `at` in UTC: the usage period (decisions.md, Usage and billing events). */
-export function billingPeriod(at: Date) {
+export interface BillingPeriod {
+	key: string;
+	start: Date;
+	end: Date;
+	view: { start: string; end: string };
+}
+
+let lastPeriod: { month: number; period: BillingPeriod } | null = null;
+
+/**
+ * The calendar month of `at` in UTC: the usage period (decisions.md, Usage and billing events).
+ * Every counted message asks for it: the last month's answer is kept (issue #20), frozen, since
+ * callers share it.
+ */
+export function billingPeriod(at: Date): BillingPeriod {
+	const month = at.getUTCFullYear() * 12 + at.getUTCMonth();
+	if (lastPeriod?.month === month) return lastPeriod.period;
 	const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 	const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) - 1);
-	return {
+	const period = Object.freeze({
 		key: start.toISOString().slice(0, 7),
 		start,
 		end,
-		view: { start: formatInstant(start), end: formatInstant(end) },
-	};
+		view: Object.freeze({ start: formatInstant(start), end: formatInstant(end) }),
+	});
+	lastPeriod = { month, period };
+	return period;
 }
 
 /**
