@@ -62,9 +62,8 @@ export function createUsageStore(exec: Exec): UsageStore {
 		increment: ({ accountId, period, metric, by }) =>
 			exec((db) => (db.$client.prepare(INCREMENT).get(accountId, period, metric, by, by) as { value: number }).value),
 		// One single-row upsert per counter, not one upsert of all of them: SQLite runs a
-		// multi-row upsert with RETURNING through temporary b-trees opened per call, 30 µs of CPU
-		// against 7 for two single-row upserts (docs/performance.md, "The receiver per message
-		// (stop 29)").
+		// multi-row upsert with RETURNING through temporary b-trees, 30 µs of CPU against 7 for
+		// two single-row upserts (docs/performance.md, "The receiver per message (stop 29)").
 		incrementMany: ({ accountId, period, by }) =>
 			exec((db) => {
 				const increment = db.$client.prepare(INCREMENT);
