@@ -82,9 +82,9 @@ export function unwrapKey(
 	}
 	const k = Math.ceil(rsaKeyBits(privateKey) / 8);
 	if (k === 0 || encryptedKey.byteLength > k) return { key: random, valid: false };
-	// RFC 8017 §7.2.2 step 1: the ciphertext is k octets; some encoders drop leading zeros.
-	const c = new Uint8Array(k);
-	c.set(encryptedKey, k - encryptedKey.byteLength);
+	// RFC 8017 §7.2.2 step 1: the ciphertext is k octets; some encoders drop leading zeros,
+	// and only theirs is copied into k octets (a length is public: no oracle in the branch).
+	const c = encryptedKey.byteLength === k ? encryptedKey : leftPadded(encryptedKey, k);
 	let em: Uint8Array;
 	try {
 		em = privateDecrypt({ key: privateKey, padding: constants.RSA_NO_PADDING }, c);
@@ -101,6 +101,12 @@ export function unwrapKey(
 		);
 	}
 	return decodePkcs1v15(em, keyLength, random);
+}
+
+function leftPadded(bytes: Uint8Array, length: number): Uint8Array {
+	const out = new Uint8Array(length);
+	out.set(bytes, length - bytes.byteLength);
+	return out;
 }
 
 /**
