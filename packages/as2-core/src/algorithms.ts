@@ -22,16 +22,18 @@ export const DIGEST_ALGORITHMS = Object.keys(DIGESTS) as DigestAlgorithm[];
 export function parseMicalg(value: string | undefined): DigestAlgorithm | undefined {
 	if (!value) return undefined;
 	const v = value.trim().toLowerCase().replace(/^"|"$/g, "");
-	for (const [name, d] of Object.entries(DIGESTS)) if (d.oid === v) return name as DigestAlgorithm;
+	const byOid = digestByOid(v);
+	if (byOid) return byOid;
 	const compact = v.replace(/[-_\s]/g, "");
 	if (compact === "sha" || compact === "sha1") return "sha1";
 	const m = /^sha2?(256|384|512)$/.exec(compact);
 	return m ? (`sha${m[1]}` as DigestAlgorithm) : undefined;
 }
 
+const DIGEST_OF_OID = new Map(Object.entries(DIGESTS).map(([name, d]) => [d.oid, name as DigestAlgorithm]));
+
 export function digestByOid(oid: string): DigestAlgorithm | undefined {
-	for (const [name, d] of Object.entries(DIGESTS)) if (d.oid === oid) return name as DigestAlgorithm;
-	return undefined;
+	return DIGEST_OF_OID.get(oid);
 }
 
 /** Signature schemes: RSA PKCS#1 v1.5 (RFC 3370 §3.2) or RSASSA-PSS (RFC 4056). */

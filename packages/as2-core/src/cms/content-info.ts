@@ -27,9 +27,10 @@ const KIND_OIDS: Readonly<Record<CmsContentKind, string>> = {
 	"compressed-data": id_ct_compressedData,
 };
 
+const KIND_OF_OID = new Map(Object.entries(KIND_OIDS).map(([kind, oid]) => [oid, kind as CmsContentKind]));
+
 export function oidToContentKind(oid: string): CmsContentKind | undefined {
-	for (const [kind, value] of Object.entries(KIND_OIDS)) if (value === oid) return kind as CmsContentKind;
-	return undefined;
+	return KIND_OF_OID.get(oid);
 }
 
 export function contentKindToOid(kind: CmsContentKind): string {
