@@ -33,8 +33,21 @@ const malformed = (message: string) => new As2Error("MALFORMED_CMS", message);
  * length on a primitive, lengths past 2^53).
  */
 export function decodeHeader(bytes: Uint8Array, offset = 0): BerHeader | undefined {
+	const header: BerHeaderFields = { tag: 0, tagClass: 0, tagNumber: 0, constructed: false, length: 0, headerLength: 0 };
+	return decodeHeaderInto(bytes, offset, header) ? header : undefined;
+}
+
+/** The fields of a {@link BerHeader}, written by {@link decodeHeaderInto}. */
+export type BerHeaderFields = { -readonly [K in keyof BerHeader]: BerHeader[K] };
+
+/**
+ * {@link decodeHeader} into `into` instead of a new object; false when `bytes` ends before the
+ * header does (`into` is then left as it was). For readers that decode an element at a time
+ * and keep only offsets: one object per element less to allocate and collect (issue #20).
+ */
+export function decodeHeaderInto(bytes: Uint8Array, offset: number, into: BerHeaderFields): boolean {
 	let i = offset;
-	if (i >= bytes.byteLength) return undefined;
+	if (i >= bytes.byteLength) return false;
 	const tag = bytes[i++]!;
 	const tagClass = tag >> 6;
 	const constructed = (tag & 0x20) !== 0;
@@ -43,7 +56,7 @@ export function decodeHeader(bytes: Uint8Array, offset = 0): BerHeader | undefin
 		// X.690 §8.1.2.4: high tag numbers, base 128; we accept up to four octets.
 		tagNumber = 0;
 		for (let n = 0; ; n++) {
-			if (i >= bytes.byteLength) return undefined;
+			if (i >= bytes.byteLength) return false;
 			const b = bytes[i++]!;
 			if (n === 0 && b === 0x80) throw malformed("non-minimal tag number");
 			if (n === 4) throw malformed("tag number too large");
@@ -51,7 +64,7 @@ export function decodeHeader(bytes: Uint8Array, offset = 0): BerHeader | undefin
 			if ((b & 0x80) === 0) break;
 		}
 	}
-	if (i >= bytes.byteLength) return undefined;
+	if (i >= bytes.byteLength) return false;
 	const first = bytes[i++]!;
 	let length: number | undefined;
 	if (first < 0x80) {
@@ -64,13 +77,19 @@ export function decodeHeader(bytes: Uint8Array, offset = 0): BerHeader | undefin
 	} else {
 		const count = first & 0x7f;
 		if (count > 8) throw malformed(`length of ${count} octets`);
-		if (i + count > bytes.byteLength) return undefined;
+		if (i + count > bytes.byteLength) return false;
 		let v = 0;
 		for (let k = 0; k < count; k++) v = v * 256 + bytes[i++]!;
 		if (!Number.isSafeInteger(v)) throw malformed("length too large");
 		length = v;
 	}
-	return { tag, tagClass, tagNumber, constructed, length, headerLength: i - offset };
+	into.tag = tag;
+	into.tagClass = tagClass;
+	into.tagNumber = tagNumber;
+	into.constructed = constructed;
+	into.length = length;
+	into.headerLength = i - offset;
+	return true;
 }
 
 /** Whether a header is the universal/context tag `tag` regardless of the constructed bit. */

@@ -10,8 +10,16 @@ describe("BER reader", () => {
 		// SEQUENCE (indef) { OCTET STRING (constructed, indef) { "ab", "c" } }
 		const ber = bytes(0x30, 0x80, 0x24, 0x80, 0x04, 0x02, 0x61, 0x62, 0x04, 0x01, 0x63, 0x00, 0x00, 0x00, 0x00);
 		const root = readRoot(ber);
-		expect(root).toMatchObject({ indefinite: true, end: ber.byteLength });
+		// The outer element's own header, not the last one read inside it (one header is reused).
+		expect(root).toMatchObject({
+			cls: 0,
+			number: TAG.SEQUENCE,
+			constructed: true,
+			indefinite: true,
+			end: ber.byteLength,
+		});
 		const [octets] = childrenOf(ber, root);
+		expect(octets).toMatchObject({ number: TAG.OCTET_STRING, constructed: true, indefinite: true, contentStart: 4 });
 		expect(new TextDecoder().decode(octetsOf(ber, octets!))).toBe("abc");
 	});
 

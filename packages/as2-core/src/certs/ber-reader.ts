@@ -1,4 +1,4 @@
-import { type BerHeader, decodeHeader, MAX_BER_DEPTH } from "../asn1/ber-header.ts";
+import { type BerHeaderFields, decodeHeaderInto, MAX_BER_DEPTH } from "../asn1/ber-header.ts";
 import { concatBytes, fromLatin1 } from "../bytes/index.ts";
 
 /**
@@ -55,6 +55,16 @@ export interface Tlv {
 	readonly depth: number;
 }
 
+/** The header of the element being read: its fields are copied out at once (no object per element). */
+const scratchHeader: BerHeaderFields = {
+	tag: 0,
+	tagClass: 0,
+	tagNumber: 0,
+	constructed: false,
+	length: 0,
+	headerLength: 0,
+};
+
 /**
  * Reads the element at `offset`, which must end at or before `limit`; `depth` is the number
  * of elements around it. Like the streaming reader, an element nested in more than
@@ -63,18 +73,21 @@ export interface Tlv {
 export function readTlv(bytes: Uint8Array, offset = 0, limit = bytes.byteLength, depth = 0): Tlv {
 	if (depth > MAX_BER_DEPTH) throw new BerError("BER nesting too deep");
 	if (offset >= limit) throw new BerError(`BER: no element at offset ${offset}`);
-	let header: BerHeader | undefined;
+	const header = scratchHeader;
+	let whole: boolean;
 	try {
-		header = decodeHeader(bytes, offset);
+		whole = decodeHeaderInto(bytes, offset, header);
 	} catch (error) {
 		throw new BerError(`BER: ${(error as Error).message}`);
 	}
-	if (!header || offset + header.headerLength > limit) throw new BerError(`BER: truncated header at offset ${offset}`);
+	if (!whole || offset + header.headerLength > limit) throw new BerError(`BER: truncated header at offset ${offset}`);
+	// Read out before the recursion below reuses the scratch header.
 	const cls = header.tagClass;
 	const constructed = header.constructed;
 	const number = header.tagNumber;
+	const length = header.length;
 	let p = offset + header.headerLength;
-	if (header.length === undefined) {
+	if (length === undefined) {
 		if (depth >= MAX_BER_DEPTH) throw new BerError("BER nesting too deep");
 		const contentStart = p;
 		for (;;) {
@@ -85,7 +98,7 @@ export function readTlv(bytes: Uint8Array, offset = 0, limit = bytes.byteLength,
 		const end = p + 2;
 		return { cls, constructed, number, start: offset, contentStart, contentEnd: p, end, indefinite: true, depth };
 	}
-	const end = p + header.length;
+	const end = p + length;
 	if (end > limit) throw new BerError(`BER: element at ${offset} runs past its container (${end} > ${limit})`);
 	return { cls, constructed, number, start: offset, contentStart: p, contentEnd: end, end, indefinite: false, depth };
 }
