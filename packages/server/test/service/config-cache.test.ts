@@ -64,6 +64,57 @@ describe("the versioned cache", () => {
 		expect(found).toHaveBeenCalledTimes(1);
 	});
 
+	it("shares one read of a key among the callers that miss it while it is in flight", async () => {
+		const cache = createVersionedCache(1000, clock);
+		let answer!: (value: { v: number }) => void;
+		const load = vi.fn(() => new Promise<{ v: number }>((resolve) => (answer = resolve)));
+		const callers = [1, 2, 3].map(() => cache.through("k", load, () => true, { share: true }));
+		answer({ v: 1 });
+		const values = await Promise.all(callers);
+		expect(load).toHaveBeenCalledTimes(1);
+		expect(values[0]).toEqual({ v: 1 });
+		expect(values[1]).toBe(values[0]);
+		expect(Object.isFrozen(values[0])).toBe(true);
+		expect(await cache.through("k", load, () => true, { share: true })).toBe(values[0]);
+		expect(load).toHaveBeenCalledTimes(1);
+	});
+
+	it("shares no read with a caller that does not ask to, nor across a change, nor a failed one", async () => {
+		const cache = createVersionedCache(1000, clock);
+		const answers: Array<(value: string) => void> = [];
+		const failures: Array<(error: Error) => void> = [];
+		const load = vi.fn(
+			() =>
+				new Promise<string>((resolve, reject) => {
+					answers.push(resolve);
+					failures.push(reject);
+				}),
+		);
+		const shared = cache.through("k", load, () => true, { share: true });
+		const own = cache.through("k", load, () => true);
+		expect(load).toHaveBeenCalledTimes(2);
+		cache.invalidate();
+		const afterChange = cache.through("k", load, () => true, { share: true });
+		expect(load).toHaveBeenCalledTimes(3);
+		answers[0]!("read before the change");
+		answers[1]!("own read");
+		answers[2]!("read after the change");
+		expect(await shared).toBe("read before the change");
+		expect(await own).toBe("own read");
+		expect(await afterChange).toBe("read after the change");
+		expect(cache.get("k")).toBe("read after the change");
+
+		const failing = cache.through("f", load, () => true, { share: true });
+		const joined = cache.through("f", load, () => true, { share: true });
+		failures[3]!(new Error("connection lost"));
+		await expect(failing).rejects.toThrow("connection lost");
+		await expect(joined).rejects.toThrow("connection lost");
+		const again = cache.through("f", load, () => true, { share: true });
+		expect(load).toHaveBeenCalledTimes(5);
+		answers[4]!("read again");
+		expect(await again).toBe("read again");
+	});
+
 	it("hands out frozen values: a caller cannot change what the next one reads", () => {
 		const cache = createVersionedCache(1000, clock);
 		cache.put("k", cache.begin(), { settings: { url: "https://a" }, key: new Uint8Array([1]) });
@@ -106,6 +157,32 @@ describe("the engine's store, watched for configuration changes", () => {
 		expect(get).toHaveBeenCalledTimes(1);
 		await store.accounts.update("acc_000001", { plan: "starter", updatedAt: at });
 		expect((await account())!.plan).toBe("starter");
+		expect(get).toHaveBeenCalledTimes(2);
+	});
+
+	it("reads an expired or missing entry once for the engine's concurrent requests, not for a transaction", async () => {
+		const read = raw.accounts.get.bind(raw.accounts);
+		const get = vi.spyOn(raw.accounts, "get");
+		const plans = await Promise.all([account(), account(), account()].map(async (pending) => (await pending)!.plan));
+		expect(plans).toEqual(["free", "free", "free"]);
+		expect(get).toHaveBeenCalledTimes(1);
+		// The engine's read held in flight: a transaction's read of the same key does not wait for it
+		// (it would hang here if it did), since a read in a transaction may fail with the transaction.
+		cache.invalidate();
+		let release!: () => void;
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		get.mockImplementationOnce(async (id) => {
+			const row = await read(id);
+			await held;
+			return row;
+		});
+		const root = account();
+		const inTransaction = await store.transaction((tx) => configReads(cache, tx).account("acc_000001"));
+		expect(inTransaction!.plan).toBe("free");
+		release();
+		expect((await root)!.plan).toBe("free");
 		expect(get).toHaveBeenCalledTimes(2);
 	});
 

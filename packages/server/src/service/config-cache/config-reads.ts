@@ -1,6 +1,6 @@
 import type { AccountRecord, As2Store, CertificateRecord, PartnerRow, TenantRecord } from "@as2kit/core/store";
 import type { VersionedCache } from "./versioned-cache.ts";
-import { changedConfigIn } from "./watch-config-writes.ts";
+import { changedConfigIn, inTransaction } from "./watch-config-writes.ts";
 
 /**
  * The configuration one message reads at every step (issue #20: on the sender, a partner's
@@ -37,7 +37,7 @@ const exists = (value: unknown) => (Array.isArray(value) ? value.length > 0 : va
 
 export function configReads(cache: VersionedCache, store: As2Store): ConfigReads {
 	const through = <V>(key: string, load: () => Promise<V>): Promise<V> =>
-		changedConfigIn(store) ? load() : cache.through(key, load, exists);
+		changedConfigIn(store) ? load() : cache.through(key, load, exists, { share: !inTransaction(store) });
 	return {
 		certificatesOf: (owner) =>
 			"partnerId" in owner

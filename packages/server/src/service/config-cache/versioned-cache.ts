@@ -30,9 +30,19 @@ export interface VersionedCache {
 	put<V>(key: string, ticket: ReadTicket, value: V): void;
 	/**
 	 * The remembered value of `key`, else `load()`'s, remembered when `keep` says so (only what
-	 * exists: a thing created on another instance must be found at once).
+	 * exists: a thing created on another instance must be found at once). With `share`, a caller
+	 * that misses while a shared read of `key` is in flight in the same generation waits for that
+	 * read instead of making its own: when an entry expires under load, every request in flight
+	 * missed it at once and each read it again (some 0.7 reads a message on PostgreSQL, issue
+	 * #20). Only reads of the engine's own store share: a transaction's read may fail with its
+	 * transaction, and must not fail another request.
 	 */
-	through<V>(key: string, load: () => Promise<V>, keep: (value: V) => boolean): Promise<V>;
+	through<V>(
+		key: string,
+		load: () => Promise<V>,
+		keep: (value: V) => boolean,
+		options?: { share?: boolean },
+	): Promise<V>;
 	/** Something changed on this instance: forget everything read before. */
 	invalidate(): void;
 }
@@ -48,6 +58,8 @@ export function createVersionedCache(
 	{ freeze = true }: { freeze?: boolean } = {},
 ): VersionedCache {
 	const entries = new Map<string, Entry<unknown>>();
+	/** Shared reads in flight, by key; settled ones are removed, so the map is bounded by the requests in flight. */
+	const reading = new Map<string, { generation: number; value: Promise<unknown> }>();
 	let generation = 0;
 
 	function get<V>(key: string): V | undefined {
@@ -70,17 +82,35 @@ export function createVersionedCache(
 		get,
 		begin,
 		put,
-		async through(key, load, keep) {
-			const remembered = get<Awaited<ReturnType<typeof load>>>(key);
+		async through(key, load, keep, { share = false } = {}) {
+			type V = Awaited<ReturnType<typeof load>>;
+			const remembered = get<V>(key);
 			if (remembered !== undefined) return remembered;
+			const inFlight = share ? reading.get(key) : undefined;
+			if (inFlight && inFlight.generation === generation) return inFlight.value as Promise<V>;
 			const ticket = begin();
-			const value = await load();
-			if (keep(value)) put(key, ticket, value);
+			if (!share) {
+				const value = await load();
+				if (keep(value)) put(key, ticket, value);
+				return value;
+			}
+			// Every sharer gets the same object: frozen, whether it is remembered or not.
+			const value = load().then((read) => {
+				if (keep(read)) put(key, ticket, read);
+				return freeze ? deepFreeze(read) : read;
+			});
+			const entry = { generation: ticket.generation, value };
+			reading.set(key, entry);
+			const settled = () => {
+				if (reading.get(key) === entry) reading.delete(key);
+			};
+			value.then(settled, settled);
 			return value;
 		},
 		invalidate() {
 			generation++;
 			entries.clear();
+			reading.clear();
 		},
 	};
 }

@@ -95,6 +95,11 @@ export function changedConfigIn(store: As2Store): boolean {
 	return (store as unknown as { [SCOPE]?: Scope })[SCOPE]?.transaction?.changedConfig ?? false;
 }
 
+/** Whether `store` is a transaction's (watched) store rather than the engine's own. */
+export function inTransaction(store: As2Store): boolean {
+	return Boolean((store as unknown as { [SCOPE]?: Scope })[SCOPE]?.transaction);
+}
+
 /**
  * The store as this instance's engine uses it: every change to configuration (accounts,
  * tenants, partners and overrides, certificates, webhook endpoints), wherever in the engine it
