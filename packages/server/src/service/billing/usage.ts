@@ -37,8 +37,9 @@ export function billingPeriod(at: Date): BillingPeriod {
 }
 
 /**
- * Refuses a live send once the month's allowance is used up: 402 MESSAGE_LIMIT_EXCEEDED, with
- * billing.limit_exceeded recorded first (its own transaction, since the request fails).
+ * Refuses a live send at once when the month's allowance is already used up, before its payload
+ * is stored: 402 MESSAGE_LIMIT_EXCEEDED. A fast path only: two sends may both pass it for the
+ * last free message, so the refusal that holds is countLiveSend's, in the message's transaction.
  */
 export async function checkMessageAllowance(
 	store: As2Store,
@@ -48,9 +49,46 @@ export async function checkMessageAllowance(
 ): Promise<void> {
 	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
 	if (limit === null) return;
-	const period = billingPeriod(at);
-	const current = await store.usage.get({ accountId: account.id, period: period.key, metric: "live_messages" });
+	const current = await store.usage.get({
+		accountId: account.id,
+		period: billingPeriod(at).key,
+		metric: "live_messages",
+	});
 	if (current < limit) return;
+	throw await refuseOverAllowance(store, { account, limit, current, at });
+}
+
+/**
+ * A live send the month's allowance has no room for, found as it was counted: thrown inside the
+ * message's transaction so that it rolls back (no message, event or job stays), then turned
+ * into the 402 by allowanceRefusal once the transaction has ended.
+ */
+class AllowanceSpent extends Error {
+	constructor(readonly refusal: Refusal) {
+		super("the month's live message allowance is used up");
+	}
+}
+
+interface Refusal {
+	account: { id: string; plan: PlanName };
+	limit: number;
+	/** The month's live messages before the refused one. */
+	current: number;
+	at: Date;
+}
+
+/**
+ * After a live send failed: an allowance found spent as it was counted (countLiveSend) becomes
+ * 402 MESSAGE_LIMIT_EXCEEDED; any other error is returned as it is.
+ */
+export async function allowanceRefusal(store: As2Store, error: unknown): Promise<unknown> {
+	return error instanceof AllowanceSpent ? refuseOverAllowance(store, error.refusal) : error;
+}
+
+/** billing.limit_exceeded, in its own transaction since the request fails, and the 402 to answer. */
+async function refuseOverAllowance(store: As2Store, refusal: Refusal): Promise<As2Error> {
+	const { account, limit, current, at } = refusal;
+	const period = billingPeriod(at);
 	await store.transaction((tx) =>
 		recordEvent(
 			tx,
@@ -71,7 +109,7 @@ export async function checkMessageAllowance(
 			at,
 		),
 	);
-	throw new As2Error("MESSAGE_LIMIT_EXCEEDED", `the ${account.plan} plan allows ${limit} live messages a month`, {
+	return new As2Error("MESSAGE_LIMIT_EXCEEDED", `the ${account.plan} plan allows ${limit} live messages a month`, {
 		details: { current_usage: current, plan_limit: limit, plan: account.plan, billing_period: period.view },
 	});
 }
@@ -84,7 +122,7 @@ export async function checkMessageAllowance(
  * ones used to use up a Free account's month and lock it out of sending (issue #16). So it is
  * counted apart (`unsigned_received_messages`, `unsigned_received_bytes`), limited by the
  * plan's receive rate instead. The allowance never refuses inbound: that would lose a
- * partner's document; it refuses live sends only (checkMessageAllowance).
+ * partner's document; it refuses live sends only (countLiveSend).
  */
 export async function countReceivedMessage(
 	tx: As2Store,
@@ -103,26 +141,59 @@ export async function countReceivedMessage(
 }
 
 /**
- * Counts one live message (sent, or received signed) and its bytes, in the caller's
- * transaction, and records billing.usage_threshold the first time the month crosses 75, 90
- * and 100 %.
+ * Counts one live send, in its message's transaction, and refuses it (AllowanceSpent, so the
+ * transaction rolls back) when the month's total with it goes past the plan's allowance: the
+ * increment is atomic, so of two sends racing for the last free message exactly one gets it.
  */
-export async function countLiveMessage(
+export async function countLiveSend(
 	tx: As2Store,
 	account: { id: string; plan: PlanName },
 	config: ServiceConfig,
 	bytes: number,
 	at: Date,
 ): Promise<void> {
-	const period = billingPeriod(at);
-	const counted = await tx.usage.incrementMany({
-		accountId: account.id,
-		period: period.key,
-		by: { live_messages: 1, live_bytes: bytes },
-	});
-	const current = counted.live_messages!;
+	const total = await incrementLive(tx, account, bytes, at);
 	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
 	if (limit === null) return;
+	if (total > limit) throw new AllowanceSpent({ account, limit, current: total - 1, at });
+	await markThresholds(tx, account, limit, total, at);
+}
+
+/**
+ * Counts one live message received signed and its bytes, in the caller's transaction, whatever
+ * the allowance (countReceivedMessage says why).
+ */
+async function countLiveMessage(
+	tx: As2Store,
+	account: { id: string; plan: PlanName },
+	config: ServiceConfig,
+	bytes: number,
+	at: Date,
+): Promise<void> {
+	const total = await incrementLive(tx, account, bytes, at);
+	const limit = planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages;
+	if (limit !== null) await markThresholds(tx, account, limit, total, at);
+}
+
+/** Adds one live message and its bytes to the month's counters; the month's new total. */
+async function incrementLive(tx: As2Store, account: { id: string }, bytes: number, at: Date): Promise<number> {
+	const counted = await tx.usage.incrementMany({
+		accountId: account.id,
+		period: billingPeriod(at).key,
+		by: { live_messages: 1, live_bytes: bytes },
+	});
+	return counted.live_messages!;
+}
+
+/** billing.usage_threshold the first time the month crosses 75, 90 and 100 %. */
+async function markThresholds(
+	tx: As2Store,
+	account: { id: string },
+	limit: number,
+	current: number,
+	at: Date,
+): Promise<void> {
+	const period = billingPeriod(at);
 	for (const threshold of THRESHOLDS) {
 		if (current * 100 < threshold * limit) continue;
 		if (

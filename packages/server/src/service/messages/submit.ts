@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import type { As2Store, BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
-import { checkMessageAllowance, countLiveMessage } from "../billing/usage.ts";
+import { allowanceRefusal, checkMessageAllowance, countLiveSend } from "../billing/usage.ts";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
@@ -155,7 +155,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				// The message's other writes do not depend on each other: sent together (together.ts).
 				await together([
 					input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
-					record.environment === "live" ? countLiveMessage(tx, account, config, record.bytes, at) : undefined,
+					record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
 					recordEvent(
 						tx,
 						{
@@ -192,7 +192,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 		} catch (error) {
 			sendJob.abandoned();
 			if (blob) await blobs.delete(blob.key).catch(() => {});
-			throw error;
+			throw await allowanceRefusal(store, error);
 		}
 	};
 }
