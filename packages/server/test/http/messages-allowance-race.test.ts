@@ -105,7 +105,7 @@ describe("the monthly allowance under concurrent sends", () => {
 		// Each threshold fired once, for the accepted message.
 		const thresholds = events
 			.filter((e) => e.kind === "billing.usage_threshold")
-			.map((e) => e.data.threshold_percentage);
+			.map((e) => Number(e.data.threshold_percentage));
 		expect(thresholds.sort((a, b) => a - b)).toEqual([75, 90, 100]);
 		const blobs = readdirSync(t.blobDir, { recursive: true, encoding: "utf8" }).filter((p) =>
 			statSync(join(t.blobDir, p)).isFile(),
