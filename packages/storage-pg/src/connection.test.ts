@@ -141,6 +141,24 @@ describe.skipIf(url === null)("PgConnection transactions", () => {
 		expect(await stored()).toEqual(["taken"]);
 	});
 
+	it("rejects with the error of the first statement written, not the refusal of a statement behind it that settled first", async () => {
+		await scratchTable();
+		await connection.transaction((runner) => insert(runner, "taken"));
+		// The first statement carries BEGIN, so its answer reaches its caller a few microtasks after
+		// the refusal of the statement behind it: a body of Promise.all rejects with that refusal.
+		const outcome = connection.transaction((runner) => Promise.all([insert(runner, "taken"), insert(runner, "next")]));
+		await expect(outcome).rejects.toMatchObject({ code: "CONFLICT", details: { target: "wire_probe.id" } });
+		expect(await stored()).toEqual(["taken"]);
+	});
+
+	it("runs a drizzle statement of a transaction once: drizzle's queries run again on every `then`", async () => {
+		await scratchTable();
+		await connection.transaction((runner) =>
+			runner.run((db) => db.execute(sql`insert into wire_probe (id) values ('once')`)),
+		);
+		expect(await stored()).toEqual(["once"]);
+	});
+
 	it("rejects at COMMIT with a failed statement's error though its caller did not wait for it", async () => {
 		await scratchTable();
 		const outcome = connection.transaction(async (runner) => {

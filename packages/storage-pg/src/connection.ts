@@ -92,7 +92,7 @@ export class PgConnection {
 			await wire.rollback().catch(() => {
 				broken = true;
 			});
-			throw error;
+			throw translated(await wire.causeOf(error));
 		} finally {
 			wire.end();
 			client.off("error", onError);
@@ -131,7 +131,10 @@ class TransactionWire {
 	private corked = false;
 	private ended = false;
 	private committed = false;
-	private firstError: { error: unknown } | null = null;
+	/** The failed statement written first: the one that aborted the transaction. */
+	private firstError: { index: number; error: unknown } | null = null;
+	/** Statements written so far; a statement's place among them orders the failures. */
+	private written = 0;
 	/** Each statement's outcome noted, so that COMMIT's ROLLBACK can wait for every answer before it. */
 	private readonly noted: Promise<unknown>[] = [];
 
@@ -141,19 +144,10 @@ class TransactionWire {
 	with<T>(send: () => Promise<T>): Promise<T> {
 		this.refuseEnded();
 		this.cork();
-		let sent: Promise<T>;
-		if (this.begun) sent = send();
-		else {
-			this.begun = this.client.query("begin");
-			// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
-			sent = Promise.all([this.begun, send()]).then(([, result]) => result);
-		}
-		this.noted.push(
-			sent.catch((error) => {
-				this.firstError ??= { error };
-			}),
-		);
-		return sent;
+		if (this.begun) return this.note(send());
+		this.begun = this.note(this.client.query("begin"));
+		// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
+		return Promise.all([this.begun, this.note(send())]).then(([, result]) => result);
 	}
 
 	/** Runs `op` (drizzle, which writes after a few ticks) once BEGIN has been answered. */
@@ -161,12 +155,31 @@ class TransactionWire {
 		this.refuseEnded();
 		this.begun ??= this.client.query("begin");
 		await this.begun;
-		try {
-			return await op();
-		} catch (error) {
-			this.firstError ??= { error };
-			throw error;
-		}
+		// Promise.resolve: drizzle's queries are thenables that run again on every `then`.
+		return this.note(Promise.resolve(op()));
+	}
+
+	/**
+	 * The error a failed transaction rejects with: a statement refused because an earlier one
+	 * aborted the transaction (25P02) gives way to that earlier one. Callers of statements sent
+	 * together see their failures in the order their promises settle, which is not the order
+	 * written (the first statement's answer waits for BEGIN's too), so the body may well reject
+	 * with the refusal; its cause is what the caller needs (a unique violation is CONFLICT).
+	 */
+	async causeOf(error: unknown): Promise<unknown> {
+		await Promise.all(this.noted);
+		return pgError(error)?.code === ABORTED_TRANSACTION && this.firstError ? this.firstError.error : error;
+	}
+
+	/** Notes the outcome of a statement written now, in the order written. */
+	private note<T>(statement: Promise<T>): Promise<T> {
+		const index = this.written++;
+		this.noted.push(
+			statement.catch((error: unknown) => {
+				if (this.firstError === null || index < this.firstError.index) this.firstError = { index, error };
+			}),
+		);
+		return statement;
 	}
 
 	/** COMMIT, when BEGIN went out; PostgreSQL answers ROLLBACK when a statement failed. */
@@ -234,6 +247,9 @@ function pgError(error: unknown): { code?: string; table?: string; constraint?: 
 	return null;
 }
 
+/** SQLSTATE 25P02: a statement refused because an earlier one aborted its transaction. */
+const ABORTED_TRANSACTION = "25P02";
+
 /**
  * Text PostgreSQL cannot take: NUL (U+0000) in a text value or parameter is 22021 (invalid
  * byte sequence for UTF8), and in a json value it would have to become text 22P05
@@ -252,21 +268,25 @@ async function translate<T>(op: () => Promise<T>): Promise<T> {
 	try {
 		return await op();
 	} catch (error) {
-		// Translated already, by a statement of the transaction this one wraps.
-		if (isAs2Error(error)) throw error;
-		const pg = pgError(error);
-		if (pg?.code !== undefined && UNSTORABLE_TEXT.has(pg.code)) {
-			const problem = "holds a character the database cannot store (NUL, U+0000)";
-			throw new As2Error("VALIDATION_FAILED", `the request ${problem}`, {
-				fieldErrors: { request: [problem] },
-				cause: error,
-			});
-		}
-		if (pg?.code === "23505") {
-			const columns = /^Key \((.+?)\)=/.exec(pg.detail ?? "")?.[1]?.split(", ") ?? [pg.constraint ?? "unknown"];
-			const target = columns.map((column) => `${pg.table ?? "unknown"}.${column.replaceAll('"', "")}`).join(", ");
-			throw new As2Error("CONFLICT", `unique constraint on ${target}`, { details: { target }, cause: error });
-		}
-		throw error;
+		throw translated(error);
 	}
+}
+
+function translated(error: unknown): unknown {
+	// Translated already, by a statement of the transaction this one wraps.
+	if (isAs2Error(error)) return error;
+	const pg = pgError(error);
+	if (pg?.code !== undefined && UNSTORABLE_TEXT.has(pg.code)) {
+		const problem = "holds a character the database cannot store (NUL, U+0000)";
+		return new As2Error("VALIDATION_FAILED", `the request ${problem}`, {
+			fieldErrors: { request: [problem] },
+			cause: error,
+		});
+	}
+	if (pg?.code === "23505") {
+		const columns = /^Key \((.+?)\)=/.exec(pg.detail ?? "")?.[1]?.split(", ") ?? [pg.constraint ?? "unknown"];
+		const target = columns.map((column) => `${pg.table ?? "unknown"}.${column.replaceAll('"', "")}`).join(", ");
+		return new As2Error("CONFLICT", `unique constraint on ${target}`, { details: { target }, cause: error });
+	}
+	return error;
 }
