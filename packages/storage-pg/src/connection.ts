@@ -4,6 +4,7 @@ import { As2Error, isAs2Error } from "@as2kit/core";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import * as schema from "./schema.ts";
+import { type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
 
@@ -15,12 +16,14 @@ export type Exec = <T>(op: (db: Db) => Promise<T>) => Promise<T>;
  * reads; `atomic` for several statements that must commit together: it joins the transaction
  * that is open, or opens one of its own. `query` runs one plain SQL statement (`$1` …
  * parameters) as a named prepared statement, for the statements every message runs several
- * times: no drizzle building, and PostgreSQL parses and plans it once per connection.
+ * times: no drizzle building, and PostgreSQL parses and plans it once per connection. With
+ * `decode`, for a statement whose column list the caller wrote, its result is not described:
+ * each row comes as its columns' text, in the order written (undescribed-query.ts).
  */
 export interface Runner {
 	run: Exec;
 	atomic: Exec;
-	query<R>(text: string, values: readonly unknown[]): Promise<R[]>;
+	query<R>(text: string, values: readonly unknown[], decode?: (row: TextRow) => R): Promise<R[]>;
 }
 
 /**
@@ -48,9 +51,9 @@ export class PgConnection {
 			return translate(() => op(this.db));
 		},
 		atomic: (op) => this.transaction((runner) => runner.atomic(op)),
-		query: (text, values) => {
+		query: (text, values, decode) => {
 			this.refuseInsideTransaction();
-			return translate(() => namedQuery(this.pool, text, values));
+			return translate(() => namedQuery(this.pool, text, values, decode));
 		},
 	};
 
@@ -82,7 +85,7 @@ export class PgConnection {
 			const runner: Runner = {
 				run: (op) => translate(() => wire.before(() => op(inside))),
 				atomic: (op) => translate(() => wire.before(() => op(inside))),
-				query: (text, values) => translate(() => wire.with(() => namedQuery(client, text, values))),
+				query: (text, values, decode) => translate(() => wire.with(() => namedQuery(client, text, values, decode))),
 			};
 			const result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
 			await translate(() => wire.commit());
@@ -227,13 +230,23 @@ class TransactionWire {
 
 const statementNames = new Map<string, string>();
 
-/** One statement as a prepared statement named after its text (node-postgres prepares a name once per connection). */
-async function namedQuery<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[]): Promise<R[]> {
+/**
+ * One statement as a prepared statement named after its text (node-postgres prepares a name
+ * once per connection); with `decode`, run without Describe. Writes its statement synchronously
+ * (TransactionWire.with relies on it).
+ */
+async function namedQuery<R>(
+	client: pg.Pool | pg.PoolClient,
+	text: string,
+	values: readonly unknown[],
+	decode?: (row: TextRow) => R,
+): Promise<R[]> {
 	let name = statementNames.get(text);
 	if (name === undefined) {
 		name = `as2kit_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
 		statementNames.set(text, name);
 	}
+	if (decode) return undescribedQuery(client, name, text, values, decode);
 	const result = await client.query({ name, text, values: values as unknown[] });
 	return result.rows as R[];
 }

@@ -10,6 +10,7 @@ import type {
 import { asc, eq, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, messages, schedules } from "../schema.ts";
+import type { TextRow } from "../undescribed-query.ts";
 import { depthColumns } from "./job-depth.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
@@ -74,9 +75,14 @@ const CANCEL_KEY = `delete from "jobs" where ${UNHELD_KEY} returning "id"`;
 const RESCHEDULE_KEY = `update "jobs" set "run_at" = $3 where ${UNHELD_KEY} returning "id"`;
 const HAS_KEY = `select 1 from "jobs" where "key" = $1`;
 
-/** The message a claim's row carries (claimWithMessages), or null when its job named none found. */
-function joinedMessage(row: Record<string, unknown>): MessageRecord | null {
-	return row[`${MESSAGE_PREFIX}id`] === null ? null : (RAW_MESSAGES.fromRow(row, MESSAGE_PREFIX) as MessageRecord);
+/**
+ * A job row and, after its columns, the message a claim's row carries (claimWithMessages): each
+ * read without Describe, as text (undescribed-query.ts). The message is null when the job named
+ * none found (its id column is null).
+ */
+const claimedRow = (row: TextRow) => ({ job: RAW_JOBS.fromText(row), row });
+function joinedMessage(row: TextRow): MessageRecord | null {
+	return row[RAW_JOBS.width] === null ? null : (RAW_MESSAGES.fromText(row, RAW_JOBS.width) as MessageRecord);
 }
 
 export function createJobStore(runner: Runner): JobStore {
@@ -84,7 +90,7 @@ export function createJobStore(runner: Runner): JobStore {
 	// A job handed to a worker as it is written is stored as a claim would leave it.
 	const insert = (job: NewJob, now: Date, lease: JobLease | null) =>
 		runner
-			.query<Record<string, unknown>>(
+			.query(
 				ENQUEUE,
 				RAW_JOBS.toParams(
 					{
@@ -100,9 +106,10 @@ export function createJobStore(runner: Runner): JobStore {
 					},
 					["id"],
 				),
+				(row) => toJob(RAW_JOBS.fromText(row)),
 			)
 			// Completed jobs are deleted, so a held key belongs to a live job (port contract).
-			.then(([row]) => (row ? toJob(RAW_JOBS.fromRow(row)) : null));
+			.then(([job]) => job ?? null);
 	return {
 		// Every state change enqueues work, and workers claim and complete it: prepared statements
 		// on the hot path (pg-raw-table.ts).
@@ -119,11 +126,10 @@ export function createJobStore(runner: Runner): JobStore {
 				: kinds
 					? CLAIM_KINDS
 					: CLAIM;
-			return runner.query<Record<string, unknown>>(statement, params).then((rows) =>
+			return runner.query(statement, params, claimedRow).then((rows) =>
 				rows
-					.map((row): [JobRow, Record<string, unknown>] => [RAW_JOBS.fromRow(row), row])
-					.sort(([a], [b]) => claimOrder(a, b))
-					.map(([job, row]) => {
+					.sort((a, b) => claimOrder(a.job, b.job))
+					.map(({ job, row }) => {
 						const claimed: ClaimedJob = toJob(job);
 						if (withMessage?.includes(job.kind)) claimed.message = joinedMessage(row);
 						return claimed;

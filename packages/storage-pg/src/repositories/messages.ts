@@ -2,6 +2,7 @@ import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/s
 import { and, asc, type Column, desc, eq, gt, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { messages } from "../schema.ts";
+import type { TextRow } from "../undescribed-query.ts";
 import { insertWithNewId } from "./insert-with-new-id.ts";
 import { listMessages } from "./message-list.ts";
 import { rawTable } from "./pg-raw-table.ts";
@@ -21,7 +22,9 @@ const ADD_REJECTED_MDN = `update "messages" set "rejected_mdns" = (
 		union all select $2::json, json_array_length("rejected_mdns") + 1
 	) appended where n > json_array_length("rejected_mdns") + 1 - $3
 ) where "id" = $1 returning ${RAW_MESSAGES.columns}`;
-const fromRaw = (rows: Record<string, unknown>[]) => (rows[0] ? toMessage(RAW_MESSAGES.fromRow(rows[0])) : null);
+/** A whole-row statement's message: read without Describe (undescribed-query.ts), as text. */
+const wholeRow = (row: TextRow) => toMessage(RAW_MESSAGES.fromText(row));
+const first = (rows: MessageRecord[]) => rows[0] ?? null;
 
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
 
@@ -76,8 +79,8 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 			);
 			return row!.id;
 		},
-		get: (tenantId, id) => runner.query<Record<string, unknown>>(BY_TENANT_AND_ID, [id, tenantId]).then(fromRaw),
-		getById: (id) => runner.query<Record<string, unknown>>(BY_ID, [id]).then(fromRaw),
+		get: (tenantId, id) => runner.query(BY_TENANT_AND_ID, [id, tenantId], wholeRow).then(first),
+		getById: (id) => runner.query(BY_ID, [id], wholeRow).then(first),
 		findByMessageId: async (tenantId, messageId, filter) => {
 			const [row] = await runner.run((db) =>
 				db
@@ -102,23 +105,25 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 			// (the others wait on its row lock, then re-check the status and update nothing).
 			const set = RAW_MESSAGES.setClause(patch, 3);
 			return runner
-				.query<Record<string, unknown>>(
+				.query(
 					`update "messages" set ${set.sql} where "id" = $1 and "status" = any($2::text[]) returning ${RAW_MESSAGES.columns}`,
 					[id, [...from], ...set.params],
+					wholeRow,
 				)
-				.then(fromRaw);
+				.then(first);
 		},
 		update: (id, patch) => {
 			const set = RAW_MESSAGES.setClause(patch, 2);
 			return runner
-				.query<Record<string, unknown>>(
+				.query(
 					`update "messages" set ${set.sql} where "id" = $1 returning ${RAW_MESSAGES.columns}`,
 					[id, ...set.params],
+					wholeRow,
 				)
-				.then(fromRaw);
+				.then(first);
 		},
 		addRejectedMdn: (id, entry, keep) =>
-			runner.query<Record<string, unknown>>(ADD_REJECTED_MDN, [id, JSON.stringify(entry), keep]).then(fromRaw),
+			runner.query(ADD_REJECTED_MDN, [id, JSON.stringify(entry), keep], wholeRow).then(first),
 		listMdnOverdue: async (now, limit) => {
 			const rows = await runner.run((db) =>
 				db

@@ -1,5 +1,21 @@
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
+import type { TextRow } from "../undescribed-query.ts";
+
+/**
+ * The column types a row read as text (`fromText`) decodes. Each column's own driver mapping
+ * takes its text as drizzle's node-postgres reads give it for timestamps (`new Date(text)`),
+ * and parses integers and JSON text itself; booleans come as `t` / `f`.
+ */
+const TEXT_DECODED = new Set([
+	"PgText",
+	"PgTimestamp",
+	"PgJson",
+	"PgInteger",
+	"PgBigInt53",
+	"PgBigSerial53",
+	"PgBoolean",
+]);
 
 /**
  * Plain SQL for a table's hottest statements (`Runner.query`): the same column names and the
@@ -21,6 +37,19 @@ export function rawTable<T extends PgTable>(table: T) {
 	const toDriver = (key: string, value: unknown) =>
 		value === undefined || value === null ? null : byKey(key).mapToDriverValue(value);
 	const setClauses = new Map<string, string>();
+	let fromTextColumns: (readonly [string, (text: string) => unknown])[] | null = null;
+	const textDecoders = () => {
+		fromTextColumns ??= columns.map(([key, column]) => {
+			if (!TEXT_DECODED.has(column.columnType))
+				throw new Error(`${name}.${column.name}: no text decoding for ${column.columnType}`);
+			const decode =
+				column.columnType === "PgBoolean"
+					? (text: string) => text === "t"
+					: (text: string) => column.mapFromDriverValue(text);
+			return [key, decode] as const;
+		});
+		return fromTextColumns;
+	};
 	return {
 		name,
 		/** `"a", "b", …` in the table's order. */
@@ -64,5 +93,23 @@ export function rawTable<T extends PgTable>(table: T) {
 			}
 			return out as T["$inferSelect"];
 		},
+		/**
+		 * A row read as text without Describe (`Runner.query` with a decoder) from a statement that
+		 * lists `columns` (or `aliasedColumns`) starting at column `offset`: equal to `fromRow`'s.
+		 */
+		fromText(row: TextRow, offset = 0): T["$inferSelect"] {
+			const decoders = textDecoders();
+			if (row.length < offset + decoders.length)
+				throw new Error(`${name}: a row of ${row.length} columns, not ${offset + decoders.length}`);
+			const out: Record<string, unknown> = {};
+			for (let i = 0; i < decoders.length; i++) {
+				const [key, decode] = decoders[i]!;
+				const text = row[offset + i];
+				out[key] = text === null ? null : decode(text!);
+			}
+			return out as T["$inferSelect"];
+		},
+		/** How many columns `columns` lists. */
+		width: columns.length,
 	};
 }

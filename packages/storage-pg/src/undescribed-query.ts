@@ -1,0 +1,92 @@
+import pg from "pg";
+
+/** A row as PostgreSQL sends it in the text format: each column's text, or null. */
+export type TextRow = readonly (string | null)[];
+
+/**
+ * A prepared statement run without asking PostgreSQL to describe its result. node-postgres
+ * sends Describe with every execution, and for each answer decodes the RowDescription (a name
+ * and six numbers per column), builds a row template and a type parser per column, and copies
+ * the template for every row: for the 41 columns of `messages` about as much client CPU again
+ * as the rest of the query (performance-storage.md, "PostgreSQL (stop 29)"). Describe is
+ * optional in the extended query protocol (Parse, Bind, Execute, Sync): without it PostgreSQL
+ * sends the rows alone, which this query hands over as their columns' text, for a caller that
+ * wrote the statement's column list and so knows each column's place and type.
+ */
+class UndescribedQuery extends pg.Query {
+	prepare(connection: pg.Connection): void {
+		const wire = connection as unknown as Wire;
+		const self = this as unknown as QueryInternals;
+		if (!self.hasBeenParsed(connection)) {
+			wire.parse({ text: self.text, name: self.name });
+			wire.submittedNamedStatements[self.name] = self.text;
+		}
+		try {
+			wire.bind({ portal: self.portal, statement: self.name, values: self.values, valueMapper: prepareValue });
+		} catch (error) {
+			// As node-postgres does when a value cannot be written: close the statement and resynchronise.
+			wire.close({ type: "S", name: self.name });
+			wire.sync();
+			self.handleError(error, connection);
+			return;
+		}
+		wire.execute({ portal: self.portal });
+		wire.sync();
+	}
+
+	handleDataRow(message: { fields: TextRow }): void {
+		(this as unknown as QueryInternals)._result.rows.push(message.fields);
+	}
+}
+
+/** What node-postgres' Query.prepare uses of its connection (pg/lib/connection.js, 8.x). */
+interface Wire {
+	submittedNamedStatements: Record<string, string>;
+	parse(message: { text: string; name: string }): void;
+	bind(message: { portal: string; statement: string; values: unknown[]; valueMapper: unknown }): void;
+	execute(message: { portal: string }): void;
+	close(message: { type: string; name: string }): void;
+	sync(): void;
+}
+
+/** What node-postgres' Query.prepare uses of its query (pg/lib/query.js, 8.x). */
+interface QueryInternals {
+	name: string;
+	text: string;
+	values: unknown[];
+	portal: string;
+	_result: { rows: TextRow[] };
+	hasBeenParsed(connection: pg.Connection): boolean;
+	handleError(error: unknown, connection: pg.Connection): void;
+}
+
+// node-postgres' own conversion of parameters (Dates, Buffers, arrays, objects as JSON).
+const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
+
+/**
+ * Runs the prepared statement `name` (`text`) on `on` without Describe, and decodes each row
+ * with `decode`. On a pool, a pooled connection runs it; on a client, it queues behind (and,
+ * pipelining, is written with) the queries before it.
+ */
+export function undescribedQuery<R>(
+	on: pg.Pool | pg.PoolClient,
+	name: string,
+	text: string,
+	values: readonly unknown[],
+	decode: (row: TextRow) => R,
+): Promise<R[]> {
+	return new Promise((resolve, reject) => {
+		const query = new UndescribedQuery({ name, text, values: values as unknown[] });
+		const done = (error: Error | null, result?: { rows: TextRow[] }) => {
+			if (error) reject(error);
+			else {
+				try {
+					resolve(result!.rows.map(decode));
+				} catch (decodeError) {
+					reject(decodeError);
+				}
+			}
+		};
+		(on.query as (query: unknown, values: undefined, callback: typeof done) => void).call(on, query, undefined, done);
+	});
+}
