@@ -51,6 +51,10 @@ export default defineConfig({
 						"packages/server/test/service/certificate-expiry.test.ts",
 					],
 					env: { AS2KIT_TEST_STORE: "pg" },
+					// These files only build test apps in-process (a fresh app and database per test) and
+					// restore what they change: one worker process runs file after file, importing the
+					// server's sources once instead of once per file.
+					isolate: false,
 				},
 			},
 			{
