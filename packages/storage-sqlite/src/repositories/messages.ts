@@ -48,9 +48,12 @@ function readMessage(db: Db, sql: string, ...params: unknown[]): MessageRecord |
  * RETURNING of every column 18 µs, without it 5, the read 8). Both run in one transaction
  * (connection.ts), so the row read is the one written.
  */
+/** A message by its primary key, in the caller's transaction (also the message a claimed send job names, jobs.ts). */
+export const readMessageById = (db: Db, id: string): MessageRecord | null => readMessage(db, BY_ID, id);
+
 function updateMessage(db: Db, update: string, params: unknown[], id: string): MessageRecord | null {
 	if (db.$client.prepare(update).run(...params).changes === 0) return null;
-	return readMessage(db, BY_ID, id);
+	return readMessageById(db, id);
 }
 
 export function createMessageStore(exec: Exec): MessageStore {
@@ -71,7 +74,7 @@ export function createMessageStore(exec: Exec): MessageStore {
 					.get();
 				return row ? toMessage(row) : null;
 			}),
-		getById: (id) => exec((db) => readMessage(db, BY_ID, id)),
+		getById: (id) => exec((db) => readMessageById(db, id)),
 		findByMessageId: (tenantId, messageId, filter) =>
 			exec((db) =>
 				filter.partnerId
