@@ -31,7 +31,8 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 		if (!column) throw new Error(`${name} has no column for ${key}`);
 		return column;
 	};
-	const setClauses = new Map<string, string>();
+	/** By the keys a patch sets: its SET clause and each key's mapping, found once (issue #20). */
+	const setClauses = new Map<string, { sql: string; encoders: Mapping[] }>();
 	return {
 		name,
 		/** `"a", "b", …` in the table's order. */
@@ -58,16 +59,21 @@ export function rawTable<T extends SQLiteTable>(table: T) {
 		setClause(patch: object): { sql: string; params: unknown[] } {
 			const keys = Object.keys(patch).filter((key) => (patch as Record<string, unknown>)[key] !== undefined);
 			const signature = keys.join(",");
-			let sql = setClauses.get(signature);
-			if (sql === undefined) {
-				sql = keys.map((key) => `"${byKey(key).name}" = ?`).join(", ");
-				setClauses.set(signature, sql);
+			let clause = setClauses.get(signature);
+			if (clause === undefined) {
+				clause = {
+					sql: keys.map((key) => `"${byKey(key).name}" = ?`).join(", "),
+					encoders: keys.map((key) => mappingOf(byKey(key), "mapToDriverValue")),
+				};
+				setClauses.set(signature, clause);
 			}
-			const params = keys.map((key) => {
-				const value = (patch as Record<string, unknown>)[key];
-				return value === null ? null : byKey(key).mapToDriverValue(value);
-			});
-			return { sql, params };
+			const params = new Array<unknown>(keys.length);
+			for (let i = 0; i < keys.length; i++) {
+				const value = (patch as Record<string, unknown>)[keys[i]!];
+				const encode = clause.encoders[i];
+				params[i] = value === null ? null : encode ? encode(value) : value;
+			}
+			return { sql: clause.sql, params };
 		},
 		/** A row read in raw (array) mode, this table's columns starting at `start`. */
 		fromArray(values: unknown[], start = 0): T["$inferSelect"] {
