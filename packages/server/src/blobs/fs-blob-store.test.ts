@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAs2Error } from "@as2kit/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFsBlobStore } from "./fs-blob-store.ts";
+import { blobPaths, createFsBlobStore } from "./fs-blob-store.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -164,5 +164,39 @@ describe("fs blob store", () => {
 		const { blobs } = store();
 		await expect(blobs.put("../escape", streamOf(new Uint8Array(1)))).rejects.toThrow(/unsafe blob key/);
 		await expect(blobs.get("/etc/passwd")).rejects.toThrow(/unsafe blob key/);
+	});
+
+	it("puts a blob where join(root, key) says, and refuses what the safe-key rule refuses", () => {
+		const safe = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
+		const keys = [
+			"payloads/2026-03/msg_000001",
+			"a",
+			"file.name.edi",
+			"a/b/c-d_e.f",
+			"a//b",
+			"a/./b",
+			"a/.",
+			"a/",
+			"a/.hidden",
+			"-x/_y",
+			"file..txt",
+			"a/../b",
+			"../escape",
+			"/etc/passwd",
+			".hidden",
+			"",
+			"a b",
+			"a\\b",
+			"x".repeat(256),
+			"x".repeat(257),
+			`${"a/".repeat(127)}bb`,
+		];
+		for (const root of ["/srv/blobs", "/srv/blobs/", "/srv//blobs/./x/..", "relative/dir", ".", "/"]) {
+			const pathOf = blobPaths(root);
+			for (const key of keys) {
+				if (safe.test(key)) expect(pathOf(key), `${root} + ${key}`).toBe(join(root, key));
+				else expect(() => pathOf(key), `${root} + ${key}`).toThrow(/unsafe blob key/);
+			}
+		}
 	});
 });

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, type Hash, hash as hashOnce, randomUUID } from "node:crypto";
 import {
 	closeSync,
 	createReadStream,
@@ -18,6 +18,22 @@ import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE 
 import { readFileStream } from "./file-source.ts";
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
+/** A safe key already in normal form: segments none empty and none starting with a dot. */
+const PLAIN_KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+
+/**
+ * Where each blob's file is under `root`: join(root, key), for safe keys only. path.join
+ * normalizes, 0.6 µs a call, two or three calls a message (issue #20): a plain key (how the
+ * service names blobs) is appended to the normalized root as it is, which is what join gives.
+ */
+export function blobPaths(root: string): (key: string) => string {
+	const prefix = join(root, "_").slice(0, -1);
+	return (key) => {
+		if (key.length <= 256 && PLAIN_KEY.test(key) && !key.includes("..")) return prefix + key;
+		if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
+		return join(root, key);
+	};
+}
 /**
  * Blobs up to this size are written in one synchronous call once complete: a few small
  * syscalls cost less than the thread-pool round trips of a stream (most EDI messages are
@@ -34,10 +50,7 @@ const SMALL_READ_BYTES = 256 * 1024;
  * (a shared volume): keys are unique and writes never overwrite in place.
  */
 export function createFsBlobStore(root: string): BlobStore {
-	const pathOf = (key: string) => {
-		if (!SAFE_KEY.test(key)) throw new Error(`unsafe blob key: ${key}`);
-		return join(root, key);
-	};
+	const pathOf = blobPaths(root);
 	const madeDirectories = new Set<string>();
 	const ensureDirectory = (path: string) => {
 		const directory = dirname(path);
@@ -52,7 +65,8 @@ export function createFsBlobStore(root: string): BlobStore {
 			const path = pathOf(key);
 			ensureDirectory(path);
 			const temporary = `${path}.${randomUUID()}.partial`;
-			const hash = createHash("sha256");
+			// A blob written whole is hashed whole, in one call; a streamed one as it streams.
+			let hash: Hash | null = null;
 			const chunks = chunksOf(body);
 			const held: Uint8Array[] = [];
 			let bytes = 0;
@@ -65,29 +79,30 @@ export function createFsBlobStore(root: string): BlobStore {
 					if (options.maxBytes !== undefined && bytes > options.maxBytes) {
 						throw payloadTooLarge(options.maxBytes);
 					}
-					hash.update(value);
 					if (!file && bytes <= SMALL_BLOB_BYTES) {
 						held.push(value);
 						continue;
 					}
-					if (!file) {
+					if (!file || !hash) {
 						file = await openFileSink(temporary);
-						for (const chunk of held.splice(0)) await file.write(chunk);
+						hash = createHash("sha256");
+						for (const chunk of held.splice(0)) {
+							hash.update(chunk);
+							await file.write(chunk);
+						}
 					}
+					hash.update(value);
 					await file.write(value);
 				}
-				const sha256 = hash.digest("hex");
-				if (!file) {
-					writeFileSync(temporary, held.length === 1 ? held[0]! : concatBytes(held), {
-						flag: "wx",
-						mode: PRIVATE_FILE_MODE,
-					});
+				if (!file || !hash) {
+					const whole = held.length === 1 ? held[0]! : concatBytes(held);
+					writeFileSync(temporary, whole, { flag: "wx", mode: PRIVATE_FILE_MODE });
 					renameSync(temporary, path);
-					return { key, bytes, sha256 };
+					return { key, bytes, sha256: hashOnce("sha256", whole) };
 				}
 				await file.close();
 				await rename(temporary, path);
-				return { key, bytes, sha256 };
+				return { key, bytes, sha256: hash.digest("hex") };
 			} catch (error) {
 				// Whatever failed (the source, the limit, the disk), the source is let go of and the
 				// temporary file removed: only a crash leaves a `.partial` behind.
