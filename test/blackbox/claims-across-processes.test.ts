@@ -1,0 +1,159 @@
+/**
+ * Send jobs written by one process are claimed by another (README, "Running several
+ * instances"): an API-only instance (`--role api`, no worker) takes the submissions, a worker
+ * instance on the same database and blob directory claims their send jobs, each with the
+ * message it names (read in the claim's transaction, issue #20), and sends every message once
+ * with its own payload: submitted with fetch, curl and raw sockets, due now or a moment later.
+ * A message cancelled while its job waits is never sent.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
+import { createTestDatabase, type TestDatabase } from "../pg/databases.ts";
+import { type BuiltServer, startBuiltServer } from "./built-server.ts";
+import { call, curl, liveTenant, rawRequest } from "./clients.ts";
+
+const PARTNER_AS2_ID = "bb-claims-partner";
+let shared: string;
+let database: TestDatabase | null = null;
+let api: BuiltServer | null = null;
+let worker: BuiltServer | null = null;
+let partners: QuirkyPartners;
+let liveKey: string;
+let partnerId: string;
+
+beforeAll(async () => {
+	shared = mkdtempSync(join(tmpdir(), "as2kit-claims-"));
+	if (process.env.AS2KIT_TEST_STORE === "pg") database = await createTestDatabase();
+	partners = await startQuirkyPartners();
+	// Takes every message and asks for no MDN: the claims and sends are under test.
+	partners.answer(PARTNER_AS2_ID, () => ({ status: 200, body: "" }));
+	// "sqlite" keeps the harness from making a database of its own: DATABASE_URL decides.
+	const env = {
+		DATABASE_URL: database?.url ?? join(shared, "as2.sqlite"),
+		BLOB_DIR: join(shared, "blobs"),
+		AS2_ALLOW_HTTP: "1",
+		AS2_ALLOW_PRIVATE_TARGETS: "1",
+		AS2_DEFAULT_PLAN: "professional",
+		AS2_WORKER_CONCURRENCY: "2",
+	};
+	api = await startBuiltServer({ store: "sqlite", env, args: ["--role", "api"] });
+	worker = await startBuiltServer({ store: "sqlite", env, args: ["--role", "worker"] });
+	({ liveKey } = await liveTenant(api.base));
+	const created = await call(api.base, "POST", "/v1/partners", {
+		token: liveKey,
+		body: { name: "claims", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
+	});
+	expect(created.status, created.text).toBe(201);
+	partnerId = created.json.data.id;
+});
+afterAll(async () => {
+	await worker?.stop();
+	await api?.stop();
+	await partners?.close();
+	await database?.drop().catch(() => {});
+	rmSync(shared, { recursive: true, force: true });
+});
+
+/** A time the API still takes as future when the request reaches it on a loaded machine. */
+const secondsFromNow = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+const payloadOf = (n: number) => `ISA*00*CLAIMS${n}~\r\n`;
+const messageBody = (n: number, extra: Record<string, unknown> = {}) =>
+	JSON.stringify({
+		partner_id: partnerId,
+		content_type: "application/edi-x12",
+		payload: { content: payloadOf(n) },
+		...extra,
+	});
+
+async function viaFetch(n: number, extra: Record<string, unknown> = {}): Promise<string> {
+	const sent = await call(api!.base, "POST", "/v1/messages", {
+		token: liveKey,
+		body: JSON.parse(messageBody(n, extra)),
+	});
+	expect(sent.status, sent.text).toBe(202);
+	return sent.json.data.id;
+}
+async function viaCurl(n: number): Promise<string> {
+	const { stdout, code } = await curl([
+		"-X",
+		"POST",
+		"-H",
+		`authorization: Bearer ${liveKey}`,
+		"-H",
+		"content-type: application/json",
+		"--data-binary",
+		messageBody(n),
+		`${api!.base}/v1/messages`,
+	]);
+	expect(code, stdout).toBe(0);
+	return JSON.parse(stdout).data.id;
+}
+async function viaSocket(n: number): Promise<string> {
+	const body = messageBody(n);
+	const response = await rawRequest(
+		api!.port,
+		`POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${liveKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+		[body],
+	);
+	expect(response.status, response.raw).toBe(202);
+	return JSON.parse(response.raw.slice(response.raw.indexOf("\r\n\r\n") + 4)).data.id;
+}
+
+/** Bounded polling (60 s) until every message has left `queued`/`processing`; their details. */
+// biome-ignore lint/suspicious/noExplicitAny: message details as JSON
+async function allSent(ids: string[]): Promise<any[]> {
+	for (let i = 0; i < 600; i++) {
+		const details = await Promise.all(
+			ids.map(async (id) => (await call(api!.base, "GET", `/v1/messages/${id}`, { token: liveKey })).json.data),
+		);
+		if (details.every((m) => m.status === "sent" || m.status === "failed")) return details;
+		worker!.assertAlive();
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	throw new Error("the messages were not sent in 60 s");
+}
+
+describe("send jobs claimed by another process", () => {
+	it("sends each message submitted to an API-only instance once, with its own payload, from the worker instance", async () => {
+		const numbered = await Promise.all([
+			...Array.from({ length: 8 }, async (_, n) => [n, await viaFetch(n)] as const),
+			...Array.from({ length: 2 }, async (_, n) => [100 + n, await viaCurl(100 + n)] as const),
+			...Array.from({ length: 2 }, async (_, n) => [200 + n, await viaSocket(200 + n)] as const),
+			// Due a moment later: found by a poll once due, not when written.
+			...Array.from(
+				{ length: 2 },
+				async (_, n) => [300 + n, await viaFetch(300 + n, { scheduled_at: secondsFromNow(3) })] as const,
+			),
+		]);
+		const details = await allSent(numbered.map(([, id]) => id));
+		expect(details.map((m) => m.status)).toEqual(numbered.map(() => "sent"));
+		const requests = partners.requests(PARTNER_AS2_ID);
+		const received = requests.map((request) => String(request.headers["message-id"]).replace(/^<|>$/g, ""));
+		// Each once, none twice: the worker read each job's message with its claim.
+		expect(received.sort()).toEqual(details.map((m) => m.message_id).sort());
+		const expected = new Map(details.map((m, i) => [m.message_id, payloadOf(numbered[i]![0])]));
+		for (const request of requests) {
+			const messageId = String(request.headers["message-id"]).replace(/^<|>$/g, "");
+			expect(request.raw.toString("latin1")).toContain(expected.get(messageId));
+		}
+	});
+
+	it("never sends a message cancelled while its send job waited for the worker", async () => {
+		const id = await viaFetch(400, { scheduled_at: secondsFromNow(3) });
+		const cancelled = await call(api!.base, "POST", `/v1/messages/${id}/cancel`, { token: liveKey });
+		expect(cancelled.status, cancelled.text).toBe(200);
+		// A message due after the cancelled one's time is sent: the worker has polled past it.
+		const after = await viaFetch(401, { scheduled_at: secondsFromNow(4) });
+		const [sent] = await allSent([after]);
+		expect(sent.status).toBe("sent");
+		const carrying = (n: number) =>
+			partners.requests(PARTNER_AS2_ID).filter((request) => request.raw.toString("latin1").includes(payloadOf(n)));
+		expect(carrying(401)).toHaveLength(1);
+		expect(carrying(400)).toHaveLength(0);
+		const final = await call(api!.base, "GET", `/v1/messages/${id}`, { token: liveKey });
+		expect(final.json.data).toMatchObject({ status: "failed", error_code: "CANCELLED" });
+	});
+});
