@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rawTable } from "./raw-table.ts";
 import * as schema from "./schema.ts";
 
-const TABLES = Object.values(schema).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+const TABLES: SQLiteTable[] = Object.values(schema).filter((value: unknown) => is(value, SQLiteTable));
 
 /** Two values of each column type the schema uses; a new type fails here until it has some. */
 function samplesOf(column: Column, name: string): [unknown, unknown] {
@@ -99,7 +99,7 @@ describe.each(TABLES.map((table) => [getTableName(table), table] as const))("%s"
 			db.update(table).set(without).where(sql`rowid = ${first}`).run();
 			const set = raw.setClause(without);
 			client.prepare(`update "${name}" set ${set.sql} where rowid = ?`).run(...set.params, second);
-			const [byDrizzle, byRaw] = stored("1 order by rowid");
+			const [byDrizzle, byRaw] = stored("1 order by rowid") as unknown[][];
 			expect(byRaw!.slice(1)).toEqual(byDrizzle!.slice(1));
 		}
 	});
