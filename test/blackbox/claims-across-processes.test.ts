@@ -5,6 +5,9 @@
  * message it names (read in the claim's transaction, issue #20), and sends every message once
  * with its own payload: submitted with fetch, curl and raw sockets, due now or a moment later.
  * A message cancelled while its job waits is never sent.
+ *
+ * Lean for CI: both servers start once, together; the two cases run at once, each with a
+ * partner of its own so their requests never mix; every wait ends as soon as its condition holds.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +19,7 @@ import { type BuiltServer, startBuiltServer } from "./built-server.ts";
 import { call, curl, liveTenant, rawRequest } from "./clients.ts";
 
 const PARTNER_AS2_ID = "bb-claims-partner";
+const CANCEL_PARTNER_AS2_ID = "bb-claims-cancel-partner";
 let shared: string;
 let database: TestDatabase | null = null;
 let api: BuiltServer | null = null;
@@ -23,6 +27,7 @@ let worker: BuiltServer | null = null;
 let partners: QuirkyPartners;
 let liveKey: string;
 let partnerId: string;
+let cancelPartnerId: string;
 
 beforeAll(async () => {
 	shared = mkdtempSync(join(tmpdir(), "as2kit-claims-"));
@@ -30,6 +35,7 @@ beforeAll(async () => {
 	partners = await startQuirkyPartners();
 	// Takes every message and asks for no MDN: the claims and sends are under test.
 	partners.answer(PARTNER_AS2_ID, () => ({ status: 200, body: "" }));
+	partners.answer(CANCEL_PARTNER_AS2_ID, () => ({ status: 200, body: "" }));
 	// "sqlite" keeps the harness from making a database of its own: DATABASE_URL decides.
 	const env = {
 		DATABASE_URL: database?.url ?? join(shared, "as2.sqlite"),
@@ -39,19 +45,33 @@ beforeAll(async () => {
 		AS2_DEFAULT_PLAN: "professional",
 		AS2_WORKER_CONCURRENCY: "2",
 	};
+	// The API instance migrates the database first; the worker then starts on it.
 	api = await startBuiltServer({ store: "sqlite", env, args: ["--role", "api"] });
-	worker = await startBuiltServer({ store: "sqlite", env, args: ["--role", "worker"] });
-	({ liveKey } = await liveTenant(api.base));
-	const created = await call(api.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: { name: "claims", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
+	// Assigned as soon as it listens, so afterAll stops it even when the setup below fails.
+	const workerStarted = startBuiltServer({ store: "sqlite", env, args: ["--role", "worker"] }).then((started) => {
+		worker = started;
 	});
-	expect(created.status, created.text).toBe(201);
-	partnerId = created.json.data.id;
+	const partner = async (name: string, as2Id: string) => {
+		const created = await call(api!.base, "POST", "/v1/partners", {
+			token: liveKey,
+			body: { name, as2_id: as2Id, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
+		});
+		expect(created.status, created.text).toBe(201);
+		return created.json.data.id as string;
+	};
+	const setUp = async () => {
+		({ liveKey } = await liveTenant(api!.base));
+		[partnerId, cancelPartnerId] = await Promise.all([
+			partner("claims", PARTNER_AS2_ID),
+			partner("claims-cancel", CANCEL_PARTNER_AS2_ID),
+		]);
+	};
+	for (const outcome of await Promise.allSettled([setUp(), workerStarted])) {
+		if (outcome.status === "rejected") throw outcome.reason;
+	}
 });
 afterAll(async () => {
-	await worker?.stop();
-	await api?.stop();
+	await Promise.all([worker?.stop(), api?.stop()]);
 	await partners?.close();
 	await database?.drop().catch(() => {});
 	rmSync(shared, { recursive: true, force: true });
@@ -62,7 +82,8 @@ const secondsFromNow = (seconds: number) => new Date(Date.now() + seconds * 1000
 const payloadOf = (n: number) => `ISA*00*CLAIMS${n}~\r\n`;
 const messageBody = (n: number, extra: Record<string, unknown> = {}) =>
 	JSON.stringify({
-		partner_id: partnerId,
+		// Numbers from 400 on are the cancel case's, sent to its own partner.
+		partner_id: n >= 400 ? cancelPartnerId : partnerId,
 		content_type: "application/edi-x12",
 		payload: { content: payloadOf(n) },
 		...extra,
@@ -116,21 +137,21 @@ async function allSent(ids: string[]): Promise<any[]> {
 	throw new Error("the messages were not sent in 60 s");
 }
 
-describe("send jobs claimed by another process", () => {
+// The cases share the servers and run at once: their waits for due times overlap.
+describe.concurrent("send jobs claimed by another process", () => {
 	it("sends each message submitted to an API-only instance once, with its own payload, from the worker instance", async () => {
 		const numbered = await Promise.all([
-			...Array.from({ length: 8 }, async (_, n) => [n, await viaFetch(n)] as const),
-			...Array.from({ length: 2 }, async (_, n) => [100 + n, await viaCurl(100 + n)] as const),
-			...Array.from({ length: 2 }, async (_, n) => [200 + n, await viaSocket(200 + n)] as const),
+			// More jobs at once than the worker's concurrency (2): several claims, none twice.
+			...[0, 1, 2].map(async (n) => [n, await viaFetch(n)] as const),
+			viaCurl(100).then((id) => [100, id] as const),
+			viaSocket(200).then((id) => [200, id] as const),
 			// Due a moment later: found by a poll once due, not when written.
-			...Array.from(
-				{ length: 2 },
-				async (_, n) => [300 + n, await viaFetch(300 + n, { scheduled_at: secondsFromNow(3) })] as const,
-			),
+			viaFetch(300, { scheduled_at: secondsFromNow(3) }).then((id) => [300, id] as const),
 		]);
 		const details = await allSent(numbered.map(([, id]) => id));
 		expect(details.map((m) => m.status)).toEqual(numbered.map(() => "sent"));
 		const requests = partners.requests(PARTNER_AS2_ID);
+		// Only this case's partner: the cancel case's messages go to a partner of their own.
 		const received = requests.map((request) => String(request.headers["message-id"]).replace(/^<|>$/g, ""));
 		// Each once, none twice: the worker read each job's message with its claim.
 		expect(received.sort()).toEqual(details.map((m) => m.message_id).sort());
@@ -146,11 +167,13 @@ describe("send jobs claimed by another process", () => {
 		const cancelled = await call(api!.base, "POST", `/v1/messages/${id}/cancel`, { token: liveKey });
 		expect(cancelled.status, cancelled.text).toBe(200);
 		// A message due after the cancelled one's time is sent: the worker has polled past it.
-		const after = await viaFetch(401, { scheduled_at: secondsFromNow(4) });
+		const after = await viaFetch(401, { scheduled_at: secondsFromNow(3.5) });
 		const [sent] = await allSent([after]);
 		expect(sent.status).toBe("sent");
 		const carrying = (n: number) =>
-			partners.requests(PARTNER_AS2_ID).filter((request) => request.raw.toString("latin1").includes(payloadOf(n)));
+			partners
+				.requests(CANCEL_PARTNER_AS2_ID)
+				.filter((request) => request.raw.toString("latin1").includes(payloadOf(n)));
 		expect(carrying(401)).toHaveLength(1);
 		expect(carrying(400)).toHaveLength(0);
 		const final = await call(api!.base, "GET", `/v1/messages/${id}`, { token: liveKey });
