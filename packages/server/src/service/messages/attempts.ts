@@ -38,10 +38,18 @@ export interface AttemptResult {
  * `trace`, the body is captured as it is sent (when `config.wireCapture` is on), and
  * `finish` stores the answer and gives the attempt's row to write in the transaction of the
  * message's outcome, so that a message's state and its attempts never disagree.
+ * Takes the message as it was before this attempt was counted, and the attempt's number: no
+ * copy of the record per message (issue #20).
  */
-export function startOutboundAttempt(deps: ServiceDeps, message: MessageRecord, url: string, at: Date) {
+export function startOutboundAttempt(
+	deps: ServiceDeps,
+	message: Pick<MessageRecord, "id" | "tenantId" | "accountId">,
+	/** This attempt's number (the message's `attempts` once it is counted). */
+	number: number,
+	url: string,
+	at: Date,
+) {
 	const { blobs, now, config } = deps;
-	const number = message.attempts;
 	const started = performance.now();
 	const trace: TransportTrace = newTrace();
 	// Opened when the body is first read: an attempt that never sends (lease lost) leaves no open blob.

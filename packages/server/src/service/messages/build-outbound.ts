@@ -7,7 +7,15 @@ import {
 	pack,
 	toChunks,
 } from "@as2kit/core";
-import type { BlobStore, EncryptAlgorithm, MessageRecord, PartnerRecord, SignAlgorithm } from "@as2kit/core/store";
+import type {
+	BlobStore,
+	CompatibilityChoice,
+	CompatibilitySwitches,
+	EncryptAlgorithm,
+	MessageRecord,
+	PartnerRecord,
+	SignAlgorithm,
+} from "@as2kit/core/store";
 import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
 import type { KeyMaterial } from "./key-material.ts";
 
@@ -53,7 +61,7 @@ export async function buildOutbound(
 	context: OutboundContext,
 ): Promise<PackResult> {
 	const settings = partner.settings;
-	const compatibility = effectiveCompatibility(settings.compatibility);
+	const compatibility = partnerSwitches(partner);
 	const digest = signDigestOf(partner);
 	const options: PackOptions = {
 		payload: context.payload ?? { size: message.bytes, open: () => openPayload(context.blobs, message.payloadKey!) },
@@ -117,3 +125,20 @@ async function* openPayload(blobs: BlobStore, key: string): AsyncIterable<Uint8A
 	if (!stream) throw new As2Error("INTERNAL_ERROR", `the payload blob ${key} is missing`);
 	yield* toChunks(stream);
 }
+
+/**
+ * The switches a partner's messages are built and sent with (`effectiveCompatibility`), worked
+ * out once per version of its settings rather than twice per message: the configuration cache
+ * hands out the same frozen record until the partner changes (issue #20). Frozen, as it is shared.
+ */
+export function partnerSwitches(partner: PartnerRecord): Readonly<CompatibilitySwitches> {
+	const choice = partner.settings.compatibility;
+	let switches = SWITCHES_OF.get(choice);
+	if (!switches) {
+		switches = Object.freeze(effectiveCompatibility(choice));
+		SWITCHES_OF.set(choice, switches);
+	}
+	return switches;
+}
+
+const SWITCHES_OF = new WeakMap<CompatibilityChoice, Readonly<CompatibilitySwitches>>();

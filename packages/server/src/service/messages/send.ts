@@ -3,7 +3,6 @@ import type { JobRecord, MessageRecord } from "@as2kit/core/store";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { JobHandler } from "../jobs/worker.ts";
-import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
@@ -11,7 +10,7 @@ import { createTargetGuard } from "../transport/target-guard.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { reportAttempt } from "./attempt-report.ts";
 import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
-import { buildOutbound } from "./build-outbound.ts";
+import { buildOutbound, partnerSwitches } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import { heldPayloads } from "./held-payloads.ts";
 import type { KeyMaterial } from "./key-material.ts";
@@ -19,6 +18,9 @@ import { failMessage, NO_EVENTS, transitionMessage } from "./message-transitions
 import { nextAttemptDelaySeconds } from "./retry-policy.ts";
 import { simulateSend } from "./simulate.ts";
 import { bytesBody, messageIdDomain } from "./submit.ts";
+
+/** The event of a move to `sent`: one function for every message, not a closure each. */
+const SENT_EVENT = () => ["sent" as const];
 
 /** HTTP statuses worth another try (RFC 9110: the server may do better later). */
 const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -74,7 +76,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		}
 		const partner = effectivePartner(row).record;
 		const settings = partner.settings;
-		const attempt = startOutboundAttempt(deps, { ...found, attempts: starting.attempts }, partner.url, at);
+		const attempt = startOutboundAttempt(deps, found, starting.attempts, partner.url, at);
 		// Built before the move to `processing` (the build reads nothing the move changes): a small
 		// body is built whole, so its MIC is known now and is recorded in that move's commit, before
 		// the POST starts (issue #20: one commit less per message). A failed build is handled, as
@@ -136,7 +138,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						if (held) yield held;
 					},
 				},
-				chunked: effectiveCompatibility(settings.compatibility).chunked,
+				chunked: partnerSwitches(partner).chunked,
 				idleTimeoutMs: settings.connection.timeoutSeconds * 1000,
 				totalTimeoutMs: Math.max(settings.connection.timeoutSeconds, config.httpTimeoutSeconds) * 1000,
 				tls: settings.tls,
@@ -197,7 +199,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					message,
 					["processing"],
 					{ status: "sent", mdnStatus: "none", ...sent },
-					() => ["sent"],
+					SENT_EVENT,
 					done,
 					alsoBoth(succeeded, completeIn),
 				);
@@ -210,7 +212,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					message,
 					["processing"],
 					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
-					() => ["sent"],
+					SENT_EVENT,
 					done,
 					alsoBoth(succeeded, completeIn),
 				);
