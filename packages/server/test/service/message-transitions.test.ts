@@ -5,7 +5,13 @@
  */
 import type { As2Store, MessageRecord } from "@as2kit/core/store";
 import { describe, expect, it } from "vitest";
-import { NO_EVENTS, type TransitionDeps, transitionMessage } from "../../src/service/messages/message-transitions.ts";
+import { alsoBoth } from "../../src/service/messages/attempts.ts";
+import {
+	type AlsoInTransaction,
+	NO_EVENTS,
+	type TransitionDeps,
+	transitionMessage,
+} from "../../src/service/messages/message-transitions.ts";
 
 const message = {
 	id: "msg_000001",
@@ -63,5 +69,55 @@ describe("transitionMessage", () => {
 			calls.push("also");
 		});
 		expect(calls).toEqual(["transaction", "transition", "event", "transaction", "transition", "also"]);
+	});
+
+	it("makes the parts of alsoBoth with its events, in order, all settled before it ends; the first error fails it", async () => {
+		const { calls, deps } = recordingStore();
+		let releaseSlow: () => void = () => {};
+		const slow = new Promise<void>((resolve) => {
+			releaseSlow = resolve;
+		});
+		const part = (name: string, wait?: Promise<void>) => async () => {
+			calls.push(`${name} made`);
+			await wait;
+			calls.push(`${name} settled`);
+		};
+		const also: AlsoInTransaction = alsoBoth(alsoBoth(part("a"), part("b", slow)), part("c"));
+		const moving = transitionMessage(
+			deps,
+			message,
+			["processing"],
+			{ status: "sent" },
+			() => ["sent"],
+			new Date(),
+			also,
+		);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(calls).toContain("event");
+		expect(calls).not.toContain("b settled");
+		releaseSlow();
+		await moving;
+		expect(calls.filter((call) => call.endsWith("made"))).toEqual(["a made", "b made", "c made"]);
+		expect(calls.at(-1)).toBe("b settled");
+
+		const failing = alsoBoth(async () => {
+			throw new Error("first");
+		}, part("d"));
+		await expect(
+			transitionMessage(deps, message, ["processing"], { status: "sent" }, NO_EVENTS, new Date(), failing),
+		).rejects.toThrow("first");
+		expect(calls).toContain("d settled");
+	});
+
+	it("makes an also's parts, not the whole, so that they and the events are waited for together", async () => {
+		const { calls, deps } = recordingStore();
+		const whole = Object.assign(
+			async () => {
+				calls.push("whole");
+			},
+			{ parts: [async () => void calls.push("part")] },
+		);
+		await transitionMessage(deps, message, ["processing"], { status: "sent" }, () => ["sent"], new Date(), whole);
+		expect(calls).toEqual(["transaction", "transition", "part", "event"]);
 	});
 });

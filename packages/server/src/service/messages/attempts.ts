@@ -114,8 +114,9 @@ export type OutboundAttempt = ReturnType<typeof startOutboundAttempt>;
 
 /** Both writes, in this order, in the transaction they are given. */
 export function alsoBoth(first: AlsoInTransaction, second?: AlsoInTransaction): AlsoInTransaction {
-	// Independent writes: sent together (together.ts).
-	return (tx) => together([first(tx), second?.(tx)]);
+	// Independent writes: sent together (together.ts); a move makes its parts with its events.
+	const parts = second ? [first, second] : [first];
+	return Object.assign((tx: As2Store) => together(parts.map((part) => part(tx))), { parts });
 }
 
 /**
