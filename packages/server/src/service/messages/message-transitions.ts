@@ -10,7 +10,7 @@ type EventKind = keyof typeof messageEventData;
 /**
  * More writes that belong to a move, in its transaction (the end of the job that made it).
  * `parts`: the writes it is made of (`alsoBoth`), made by a move together with its events
- * rather than through a `together` of their own (issue #20: five promises less per move).
+ * rather than through a `together` of their own (issue #20: ~3 promises less per message).
  */
 export type AlsoInTransaction = ((tx: As2Store) => Promise<void>) & { parts?: readonly AlsoInTransaction[] };
 
