@@ -6,6 +6,7 @@
 import type { As2Store, MessageRecord } from "@as2kit/core/store";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { message } from "../../../test/storage/suites/messages.ts";
 import { PgConnection } from "./connection.ts";
 import { createPgStore } from "./create-store.ts";
 import { rawTable } from "./repositories/pg-raw-table.ts";
@@ -18,22 +19,11 @@ const T0 = new Date("2026-01-01T00:00:00.123Z");
 const later = new Date("2026-03-04T05:06:07.089Z");
 
 /** Every nullable column set, a byte count past 2^31, booleans of both values, JSON of each shape. */
-const full: MessageRecord = {
-	id: "msg_000001",
-	accountId: "acc_000001",
-	tenantId: "tnt_000001",
-	environment: "live",
-	direction: "outbound",
+const full: MessageRecord = message("msg_000001", {
 	messageId: "<full@as2kit.example>",
-	partnerId: "prt_000001",
 	partnerName: 'Partner, "quoted" and ünïcode',
-	partnerAs2Id: "PARTNER",
-	partnerUrl: "https://partner.example/as2",
 	status: "sent",
-	fromAs2Id: "ME",
-	toAs2Id: "PARTNER",
 	subject: "Order\nwith a line break",
-	contentType: "application/edi-x12",
 	filename: "order.edi",
 	bytes: 3_000_000_000,
 	compressed: true,
@@ -60,7 +50,7 @@ const full: MessageRecord = {
 	details: { nested: { list: [1, "two", null, true] }, text: 'a "string"' },
 	createdAt: T0,
 	updatedAt: T0,
-};
+});
 /** Every nullable column null. */
 const bare: MessageRecord = {
 	...full,
