@@ -149,9 +149,15 @@ export function peakRssMb(pid) {
 
 /** CPU seconds (user + system) the process has used so far, from /proc (clock ticks of 10 ms). */
 export function cpuSeconds(pid) {
+	const { user, system } = cpuTimes(pid);
+	return user + system;
+}
+
+/** A process's user and system CPU seconds: the system share is the kernel's (syscalls, the loopback's sends). */
+export function cpuTimes(pid) {
 	const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
 	// Fields 14 and 15 of stat(5) (utime, stime); the split drops the first two.
-	return (Number(fields[11]) + Number(fields[12])) / 100;
+	return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 export function client(baseUrl, caPem) {

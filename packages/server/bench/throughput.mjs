@@ -16,7 +16,7 @@
 // alternating order, so that the cost of capture (issue #18: at most 10 % of delivered/s) is
 // read from the same run on the same machine.
 import Database from "better-sqlite3";
-import { connect, cpuSeconds, createPki, percentile, setupTenant, startServer, summary } from "./lib.mjs";
+import { connect, cpuSeconds, cpuTimes, createPki, percentile, setupTenant, startServer, summary } from "./lib.mjs";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 3000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -73,6 +73,7 @@ async function run(capture) {
 
 		// Phase 1: capacity.
 		const cpu0 = [cpuSeconds(a.child.pid), cpuSeconds(b.child.pid)];
+		const system0 = [cpuTimes(a.child.pid).system, cpuTimes(b.child.pid).system];
 		const started = performance.now();
 		let next = 0;
 		await Promise.all(
@@ -86,6 +87,9 @@ async function run(capture) {
 		await deliveredAll(MESSAGES);
 		const perSecond = (MESSAGES / (performance.now() - started)) * 1000;
 		const cpuMs = [cpuSeconds(a.child.pid) - cpu0[0], cpuSeconds(b.child.pid) - cpu0[1]].map(
+			(s) => (s * 1000) / MESSAGES,
+		);
+		const systemMs = [cpuTimes(a.child.pid).system - system0[0], cpuTimes(b.child.pid).system - system0[1]].map(
 			(s) => (s * 1000) / MESSAGES,
 		);
 
@@ -123,6 +127,7 @@ async function run(capture) {
 		return {
 			perSecond,
 			cpuMs,
+			systemMs,
 			cpuBoundPerSecond: 1000 / Math.max(...cpuMs),
 			rate,
 			postP50: percentile(latencies, 50),
@@ -151,7 +156,7 @@ for (let i = 0; i < RUNS; i++) {
 		const r = await run(capture);
 		(capture ? results : withoutCapture).push(r);
 		console.log(
-			`    run ${i + 1}${capture ? "" : " without wire capture"}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${r.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver) → ${r.cpuBoundPerSecond.toFixed(0)}/s with a core each; POST at ${r.rate}/s: p50 ${r.postP50.toFixed(1)} ms p99 ${r.postP99.toFixed(1)} ms, submitted → delivered p50 ${r.deliveredP50.toFixed(0)} ms p99 ${r.deliveredP99.toFixed(0)} ms; peak RSS ${r.rss.map((x) => x.toFixed(0)).join(" / ")} MB`,
+			`    run ${i + 1}${capture ? "" : " without wire capture"}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${r.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver; of it the kernel's ${r.systemMs.map((x) => x.toFixed(2)).join(" / ")}) → ${r.cpuBoundPerSecond.toFixed(0)}/s with a core each; POST at ${r.rate}/s: p50 ${r.postP50.toFixed(1)} ms p99 ${r.postP99.toFixed(1)} ms, submitted → delivered p50 ${r.deliveredP50.toFixed(0)} ms p99 ${r.deliveredP99.toFixed(0)} ms; peak RSS ${r.rss.map((x) => x.toFixed(0)).join(" / ")} MB`,
 		);
 	}
 }
