@@ -177,7 +177,7 @@ describe.skipIf(url === null)("PgConnection transactions", () => {
 			kept = runner;
 			await insert(runner, "inside");
 		});
-		await expect(insert(kept!, "outside")).rejects.toThrow(/after its transaction ended/);
+		await expect(insert(kept!, "outside")).rejects.toThrow(/after its body settled/);
 		expect(await stored()).toEqual(["inside"]);
 	});
 });

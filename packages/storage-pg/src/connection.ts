@@ -87,7 +87,14 @@ export class PgConnection {
 				atomic: (op) => translate(() => wire.before(() => op(inside))),
 				query: (text, values, decode) => translate(() => wire.with(() => namedQuery(client, text, values, decode))),
 			};
-			const result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
+			let result: T;
+			try {
+				result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
+			} finally {
+				// The port's rule (As2Store.transaction): the body awaited every call it made, so no
+				// statement of this transaction is still to come; one that came would follow COMMIT.
+				wire.end();
+			}
 			await translate(() => wire.commit());
 			return result;
 		} catch (error) {
@@ -127,7 +134,9 @@ export class PgConnection {
  * outside the transaction it was meant for; its caller sees BEGIN's error, and so does COMMIT.
  * A statement that fails aborts the transaction: PostgreSQL answers the ones behind it with
  * 25P02 and COMMIT with ROLLBACK, and the transaction rejects with the first statement's error
- * even when its caller did not wait for it. No statement goes out once the transaction ended.
+ * even when its caller did not wait for it. No statement goes out once the body settled: the
+ * port's rule is that it awaits every call it makes (As2Store.transaction), so a statement
+ * after that is one that would follow COMMIT and run outside the transaction.
  */
 class TransactionWire {
 	private begun: Promise<unknown> | null = null;
@@ -188,7 +197,6 @@ class TransactionWire {
 	/** COMMIT, when BEGIN went out; PostgreSQL answers ROLLBACK when a statement failed. */
 	async commit(): Promise<void> {
 		if (!this.begun) return;
-		this.refuseEnded();
 		this.ended = true;
 		await this.begun;
 		const answer = await this.client.query("commit");
@@ -206,6 +214,7 @@ class TransactionWire {
 		await this.client.query("rollback");
 	}
 
+	/** No statement goes out from now on: the body settled, or the transaction ended. */
 	end(): void {
 		this.ended = true;
 	}
@@ -224,7 +233,11 @@ class TransactionWire {
 
 	private refuseEnded(): void {
 		// A statement after COMMIT or ROLLBACK would run outside the transaction it belongs to.
-		if (this.ended) throw new Error("storage-pg: a statement was sent after its transaction ended");
+		if (this.ended) {
+			throw new Error(
+				"storage-pg: a call on a transaction's store after its body settled; it belongs to no transaction",
+			);
+		}
 	}
 }
 

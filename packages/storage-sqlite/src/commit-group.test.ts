@@ -57,8 +57,9 @@ afterEach(async () => {
 	await connection.settle();
 });
 
-const insertParent = (id: string) =>
-	connection.runInTransaction((db) => db.$client.prepare("insert into parent (id) values (?)").run(id));
+/** A statement of the transaction running on `on` (the transaction's store is its connection's). */
+const insertParent = (id: string, on = connection) =>
+	on.runInTransaction((db) => db.$client.prepare("insert into parent (id) values (?)").run(id));
 const seenByOther = (id: string) => other.prepare("select 1 from parent where id = ?").get(id) !== undefined;
 const count = (source: string) => ran.filter((s) => s === source).length;
 
@@ -185,7 +186,7 @@ it("keeps a group to 64 members, and a lone statement with no group open commits
 
 it("commits a group that has held the write lock for its time cap", async () => {
 	const brief = new SqliteConnection(drizzle(client) as unknown as Db, 5000, { maxMembers: 64, maxHoldMs: 0 });
-	await Promise.all(Array.from({ length: 3 }, (_, i) => brief.transaction(() => insertParent(`p${i}`))));
+	await Promise.all(Array.from({ length: 3 }, (_, i) => brief.transaction(() => insertParent(`p${i}`, brief))));
 	expect(count("COMMIT")).toBe(3);
 });
 

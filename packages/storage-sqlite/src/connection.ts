@@ -48,7 +48,8 @@ const GROUP_LIMITS: GroupLimits = { maxMembers: 64, maxHoldMs: 5 };
 export class SqliteConnection {
 	private locked = false;
 	private readonly waiters: Array<() => void> = [];
-	private readonly insideTransaction = new AsyncLocalStorage<SqliteConnection>();
+	/** The transaction body running in this async context, if any (TransactionBody). */
+	private readonly insideTransaction = new AsyncLocalStorage<TransactionBody>();
 	/** The physical write transaction open on this connection, committing at the end of the turn. */
 	private group: CommitGroup | null = null;
 
@@ -61,7 +62,7 @@ export class SqliteConnection {
 
 	/** A statement outside any transaction. */
 	readonly run: Exec = async (op) => {
-		if (this.insideTransaction.getStore() === this) {
+		if (this.bodyRunningHere()) {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
 		}
@@ -85,11 +86,29 @@ export class SqliteConnection {
 		});
 	};
 
-	/** A statement inside the transaction that holds the lock. */
-	readonly runInTransaction: Exec = async (op) => translate(() => op(this.db));
+	/**
+	 * A statement inside the transaction that holds the lock. The transaction's store is one for
+	 * every transaction, so a call on it from outside a running body (a store kept once its body
+	 * settled) is refused: it would run in whichever transaction holds the connection then, or in
+	 * none (the port's rule, As2Store.transaction).
+	 */
+	readonly runInTransaction: Exec = async (op) => {
+		if (!this.bodyRunningHere()) {
+			throw new Error(
+				"storage-sqlite: a call on a transaction's store after its body settled; it belongs to no transaction",
+			);
+		}
+		return translate(() => op(this.db));
+	};
+
+	/** Whether this async context is inside a body of this connection's that has not settled yet. */
+	private bodyRunningHere(): boolean {
+		const body = this.insideTransaction.getStore();
+		return body !== undefined && body.connection === this && !body.settled;
+	}
 
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
-		if (this.insideTransaction.getStore() === this) return fn();
+		if (this.bodyRunningHere()) return fn();
 		await this.acquire();
 		let result: T;
 		let committed: Promise<void>;
@@ -100,8 +119,13 @@ export class SqliteConnection {
 			// The member that opens the group needs no savepoint: undoing it is undoing the transaction
 			// (nobody else has run in it yet). Two statements fewer when nothing else is in flight.
 			if (!opening) client.prepare("SAVEPOINT member").run();
+			const body: TransactionBody = { connection: this, settled: false };
 			try {
-				result = await this.insideTransaction.run(this, fn);
+				try {
+					result = await this.insideTransaction.run(body, fn);
+				} finally {
+					body.settled = true;
+				}
 				if (!opening) client.prepare("RELEASE member").run();
 			} catch (error) {
 				if (opening) this.abandonGroup(group);
@@ -276,6 +300,15 @@ function rollBack(client: Database.Database): void {
 	} catch {
 		// Nothing left to undo: SQLite rolled back on its own.
 	}
+}
+
+/**
+ * One transaction's body while it runs: the async context of its calls. `settled` once it has
+ * returned or thrown, so that a call it left behind (or a store kept past it) is refused.
+ */
+interface TransactionBody {
+	connection: SqliteConnection;
+	settled: boolean;
 }
 
 /** SQLITE_BUSY and its extended codes: another connection holds a lock this one needs. */

@@ -1,3 +1,4 @@
+import type { As2Store } from "@as2kit/core/store";
 import { expect } from "vitest";
 import { account, at, T0 } from "./fixtures.ts";
 import type { ConformanceTest } from "./types.ts";
@@ -106,6 +107,29 @@ export const transactionTests = {
 			})
 			.catch((e: unknown) => e);
 		expect((error as { code?: string }).code).toBe("CONFLICT");
+		expect(await store.accounts.get("acc_000002")).toBeNull();
+		expect(await store.jobs.list()).toHaveLength(0);
+	},
+	// The port's rule (As2Store.transaction): a body awaits every call it makes on `tx`, so that
+	// its transaction commits only once every statement of those calls is written. A call on
+	// `tx` once the body has settled belongs to no transaction: run, it would commit on its own
+	// (or in another transaction of the connection), so it is refused.
+	"transactions - a call on the transaction's store after its body settled is refused and writes nothing": async ({
+		store,
+	}) => {
+		let kept: As2Store | null = null;
+		await store.transaction(async (tx) => {
+			kept = tx;
+			await tx.accounts.create(account("acc_000001"));
+		});
+		const late = kept as unknown as As2Store;
+		await expect((async () => late.accounts.create(account("acc_000002", { slug: "late" })))()).rejects.toThrow(
+			/after its body settled/,
+		);
+		await expect((async () => late.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0))()).rejects.toThrow(
+			/after its body settled/,
+		);
+		expect(await store.accounts.get("acc_000001")).not.toBeNull();
 		expect(await store.accounts.get("acc_000002")).toBeNull();
 		expect(await store.jobs.list()).toHaveLength(0);
 	},

@@ -62,6 +62,12 @@ export interface As2Store {
 	/**
 	 * Runs `fn` in one transaction: all of its writes commit together or none do. Calls on
 	 * `tx` are inside it; a nested `transaction` joins the outer one.
+	 *
+	 * `fn` awaits every call it makes on `tx` (directly, or through `Promise.all` and the like)
+	 * before it settles: the store commits when `fn` has settled, and a call may write its
+	 * statement after awaits of its own (PostgreSQL writes a transaction's statements without
+	 * waiting for each answer). A call on `tx` once `fn` has settled belongs to no transaction
+	 * and rejects, writing nothing, rather than running outside it.
 	 */
 	transaction<T>(fn: (tx: As2Store) => Promise<T>): Promise<T>;
 	close(): Promise<void>;
