@@ -180,4 +180,64 @@ describe.skipIf(url === null)("PgConnection transactions", () => {
 		await expect(insert(kept!, "outside")).rejects.toThrow(/after its body settled/);
 		expect(await stored()).toEqual(["inside"]);
 	});
+
+	it("rejects with the last statement's own error when it fails, not a refusal, and rolls back the statements before it", async () => {
+		await scratchTable();
+		await connection.transaction((runner) => insert(runner, "taken"));
+		// The transaction's last statements, sent together, the failing one written last: its answer
+		// comes after the others' and before COMMIT's, which PostgreSQL answers with ROLLBACK.
+		const outcome = connection.transaction(async (runner) => {
+			await insert(runner, "first");
+			await Promise.all([insert(runner, "second"), insert(runner, "taken")]);
+		});
+		await expect(outcome).rejects.toMatchObject({ code: "CONFLICT", details: { target: "wire_probe.id" } });
+		expect(await stored()).toEqual(["taken"]);
+		// The connection is out of the failed transaction: the next one commits.
+		await connection.transaction((runner) => insert(runner, "next"));
+		expect(await stored()).toEqual(["next", "taken"]);
+	});
+
+	it("rejects with COMMIT's error when COMMIT fails, and leaves nothing of the transaction", async () => {
+		// A deferred foreign key is checked at COMMIT: every statement succeeds, COMMIT does not.
+		await pool.query("create temporary table if not exists wire_parent (id text primary key)");
+		await pool.query(`create temporary table if not exists wire_child (
+			id text primary key,
+			parent text references wire_parent (id) deferrable initially deferred
+		)`);
+		await pool.query("truncate wire_child, wire_parent");
+		const outcome = connection.transaction(async (runner) => {
+			await runner.query("insert into wire_parent (id) values ('kept?')", []);
+			await runner.query("insert into wire_child (id, parent) values ('orphan', 'missing')", []);
+			return "returned";
+		});
+		await expect(outcome).rejects.toMatchObject({ code: "23503" });
+		const left = await pool.query(
+			"select (select count(*) from wire_parent)::int as parents, (select count(*) from wire_child)::int as children",
+		);
+		expect(left.rows).toEqual([{ parents: 0, children: 0 }]);
+	});
+
+	it("rejects when the connection dies before COMMIT is answered, leaves nothing, and the pool opens another", async () => {
+		// A table of its own, not a temporary one: the killed connection's temporary tables go with it.
+		const table = `wire_probe_killed_${process.pid}`;
+		await pool.query(`create table if not exists ${table} (id text primary key)`);
+		const other = new pg.Client({ connectionString: url ?? "" });
+		await other.connect();
+		try {
+			const outcome = connection.transaction(async (runner) => {
+				const [backend] = await runner.query<{ pid: number }>("select pg_backend_pid() as pid", []);
+				await runner.query(`insert into ${table} (id) values ('lost')`, []);
+				// Ended before this body settles (the call waits for the backend's exit, 60 s at most):
+				// COMMIT goes to a connection that is gone.
+				await other.query("select pg_terminate_backend($1, 60000)", [backend!.pid]);
+				return "returned";
+			});
+			await expect(outcome).rejects.toThrow();
+			const left = await pool.query(`select count(*)::int as n from ${table}`);
+			expect(left.rows).toEqual([{ n: 0 }]);
+		} finally {
+			await pool.query(`drop table if exists ${table}`);
+			await other.end();
+		}
+	});
 });
