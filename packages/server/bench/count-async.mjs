@@ -12,17 +12,17 @@
 // As a preload (BENCH_ASYNC_COUNTS set, in a process whose entry is the server's start.js), an
 // async_hooks init hook counts each resource by type; one promise in BENCH_ASYNC_SAMPLE (50)
 // has its stack's first frames recorded, counted as that many. The hook itself slows the process:
-// read the counts, not its CPU. At exit the counts go to <dir>/<AS2_DATA_DIR's name or "pid-N">.json.
+// read the counts, not its CPU. At exit the counts go to <dir>/<AS2_DATA_DIR's name, floor-<side>-<pid> or "pid-N">.json.
 import { createHook } from "node:async_hooks";
 import { writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { countFiles } from "./count-files.mjs";
+import { join } from "node:path";
+import { countFiles, floorRole, instanceName } from "./count-files.mjs";
 
 const dir = process.env.BENCH_ASYNC_COUNTS;
 const asCommand = process.argv[1] && import.meta.filename === process.argv[1];
 
 if (asCommand) report(process.argv.slice(2));
-else if (dir && process.argv[1]?.endsWith("start.js")) preload(dir);
+else if (dir && (process.argv[1]?.endsWith("start.js") || floorRole())) preload(dir);
 
 function preload(dir) {
 	const every = Number(process.env.BENCH_ASYNC_SAMPLE ?? 50);
@@ -43,7 +43,7 @@ function preload(dir) {
 			sampling = false;
 		},
 	}).enable();
-	const name = process.env.AS2_DATA_DIR ? basename(process.env.AS2_DATA_DIR) : `pid-${process.pid}`;
+	const name = instanceName();
 	process.on("exit", () => {
 		writeFileSync(join(dir, `${name}.json`), JSON.stringify({ types: [...types], sites: [...sites] }));
 	});

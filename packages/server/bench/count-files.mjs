@@ -1,7 +1,7 @@
 // What the counting preloads (count-queries.mjs, count-async.mjs) share when run as a command:
 // the arguments `<dir> <messages> [--top N]` and each instance's JSON file in <dir>.
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 export function countFiles(args, tool) {
 	const [from, messagesArg] = args;
@@ -16,4 +16,15 @@ export function countFiles(args, tool) {
 		.filter((f) => f.endsWith(".json"))
 		.map((file) => ({ file, data: JSON.parse(readFileSync(join(from, file), "utf8")) }));
 	return { messages, top, files };
+}
+
+/** A side of floor.mjs (the platform's floor): its preloads count it as a server instance. */
+export function floorRole() {
+	return process.argv[1]?.endsWith("floor.mjs") && ["sender", "receiver"].includes(process.argv[2]);
+}
+
+/** The name of an instance's counts file: its data directory's, a floor side's, or its pid. */
+export function instanceName() {
+	if (process.env.AS2_DATA_DIR) return basename(process.env.AS2_DATA_DIR);
+	return floorRole() ? `floor-${process.argv[2]}-${process.pid}` : `pid-${process.pid}`;
 }

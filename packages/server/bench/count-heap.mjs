@@ -10,19 +10,22 @@
 //     BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
 //   node packages/server/bench/count-heap.mjs "$BENCH_HEAP_COUNTS" 520 [--top 30] [--match send.ts]
 //
+// The sides of floor.mjs (the platform's floor) are counted the same way, as floor-<side>-<pid>.json
+// (FLOOR_VARIANTS=full FLOOR_RUNS=1: one pair of processes).
+//
 // The counts include the process's start (migrations, module loading): compare two builds with
 // the same command, and read the functions, not the total alone. At exit the counts go to
 // <dir>/<AS2_DATA_DIR's name or "pid-N">.json.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-import { basename, join } from "node:path";
-import { countFiles } from "./count-files.mjs";
+import { join } from "node:path";
+import { countFiles, floorRole, instanceName } from "./count-files.mjs";
 
 const dir = process.env.BENCH_HEAP_COUNTS;
 const asCommand = process.argv[1] && import.meta.filename === process.argv[1];
 
 if (asCommand) report(process.argv.slice(2));
-else if (dir && process.argv[1]?.endsWith("start.js")) preload(dir);
+else if (dir && (process.argv[1]?.endsWith("start.js") || floorRole())) preload(dir);
 
 function preload(dir) {
 	const session = new Session();
@@ -32,7 +35,7 @@ function preload(dir) {
 		includeObjectsCollectedByMajorGC: true,
 		includeObjectsCollectedByMinorGC: true,
 	});
-	const name = process.env.AS2_DATA_DIR ? basename(process.env.AS2_DATA_DIR) : `pid-${process.pid}`;
+	const name = instanceName();
 	process.on("exit", () => {
 		// A session on the process's own thread answers synchronously: usable in an exit handler.
 		session.post("HeapProfiler.stopSampling", (error, result) => {

@@ -33,6 +33,9 @@ function sourceOf(url, line) {
 		regions.set(path, marks);
 	}
 	const pkg = /\/packages\/([^/]+)\//.exec(path)?.[1] ?? "?";
+	// A bench script (floor.mjs: the platform's floor) is its own source, not a bundle.
+	const bench = /\/packages\/[^/]+\/(bench\/[^/]+)$/.exec(path)?.[1];
+	if (bench) return `${pkg}/${bench}`;
 	let source = "dist";
 	for (const [from, file] of marks) {
 		if (from > line) break;
@@ -77,7 +80,7 @@ const rules = [
 			(s === "" && /^(signOneShot|verifyOneShot|Hash|Hmac|Cipher|Decipher)/.test(f)),
 	],
 	["MIME", (_f, s) => /as2-core\/src\/(mime|as2|mdn|bytes)\//.test(s)],
-	["payload files", (_f, s) => /server\/src\/blobs\//.test(s)],
+	["payload files", (f, s) => /server\/src\/blobs\//.test(s) || (s === "server/bench/floor.mjs" && f === "putFile")],
 	[
 		"wire capture + attempts",
 		(_f, s) =>
