@@ -1,5 +1,5 @@
 // The server's benchmarks (`npm run bench`): each a separate process so figures do not
-// disturb one another. `node packages/server/bench/run.mjs throughput|large|s3-large|webhooks|messages-list|epcis|instances|console-list` runs one.
+// disturb one another. `node packages/server/bench/run.mjs throughput|floor|large|s3-large|webhooks|messages-list|epcis|instances|console-list` runs one.
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +9,9 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const benches = {
 	throughput: "throughput.mjs",
+	// Right after throughput: the platform's floor per message at the same moment (stop 30), the
+	// server's work without its store, service and framework; the other variants by FLOOR_VARIANTS.
+	floor: "floor.mjs",
 	large: "large.mjs",
 	"s3-large": "s3-large.mjs",
 	webhooks: "webhooks.mjs",
@@ -42,7 +45,8 @@ const only = process.argv[2];
 let failed = false;
 for (const [name, script] of Object.entries(benches)) {
 	if (only && only !== name) continue;
-	const result = spawnSync(process.execPath, [join(here, script)], { stdio: "inherit" });
+	const env = name === "floor" ? { FLOOR_VARIANTS: "full", ...process.env } : process.env;
+	const result = spawnSync(process.execPath, [join(here, script)], { stdio: "inherit", env });
 	if (result.status !== 0) failed = true;
 }
 process.exitCode = failed ? 1 : 0;
