@@ -96,6 +96,14 @@ const envSchema = v.object({
 	AS2_EPCIS_THREAD_MEMORY_MB: v.optional(count(64), "1024"),
 	TLS_CERT_FILE: optionalText,
 	TLS_KEY_FILE: optionalText,
+	/**
+	 * Test suites only: a cheaper scrypt cost (log2 N, 10 to 14) for the passwords this server
+	 * hashes, instead of the production 15 (~120 ms of CPU per hash; ~3.5 ms at 10). Refused
+	 * with AS2_PUBLIC_URL or TLS_CERT_FILE set (a server partners reach), logged at start.
+	 */
+	AS2_TEST_PASSWORD_COST_LOG2: v.optional(
+		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(10), v.maxValue(14)),
+	),
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
 });
 
@@ -123,6 +131,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv, argv: readonly string[] = 
 		throw new Error(`--role must be api, worker or all, not ${role}`);
 	if (!!result.output.TLS_CERT_FILE !== !!result.output.TLS_KEY_FILE) {
 		throw new Error("TLS_CERT_FILE and TLS_KEY_FILE go together");
+	}
+	if (
+		result.output.AS2_TEST_PASSWORD_COST_LOG2 !== undefined &&
+		(result.output.AS2_PUBLIC_URL || result.output.TLS_CERT_FILE)
+	) {
+		throw new Error(
+			"AS2_TEST_PASSWORD_COST_LOG2 is for test suites only: it cannot be set with AS2_PUBLIC_URL or TLS_CERT_FILE",
+		);
 	}
 	let blobUrl: S3Settings | null;
 	try {

@@ -101,6 +101,12 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 				"AS2_PUBLIC_URL is not set: async MDNs are asked to come back to this listener's own address; partners outside this host need AS2_PUBLIC_URL",
 			);
 		}
+		if (config.AS2_TEST_PASSWORD_COST_LOG2 !== undefined) {
+			logger.warn(
+				{ passwordCostLog2: config.AS2_TEST_PASSWORD_COST_LOG2 },
+				"AS2_TEST_PASSWORD_COST_LOG2 is set: passwords are hashed at a test suite's cost, too cheap for production",
+			);
+		}
 		service = createService({
 			store,
 			telemetry: new ServiceMetrics(metrics.registry),
@@ -123,6 +129,9 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 				receiveBurst: config.AS2_RECEIVE_BURST,
 				receivePerSecond: config.AS2_RECEIVE_PER_SECOND,
 				receiveConcurrency: config.AS2_RECEIVE_CONCURRENCY,
+				...(config.AS2_TEST_PASSWORD_COST_LOG2 !== undefined && {
+					passwordCostLog2: config.AS2_TEST_PASSWORD_COST_LOG2,
+				}),
 			},
 		});
 		const clientIp = (c: Context) => {
