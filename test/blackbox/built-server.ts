@@ -49,6 +49,16 @@ export interface StartOptions {
 	node?: string;
 }
 
+/**
+ * scrypt at log2 N = 10 (~3.5 ms of CPU) instead of the production 15 (~120 ms): every start
+ * hashes a decoy and every registration or login a password, ~0.25 s of CPU per server at 15.
+ * The server refuses the variable with AS2_PUBLIC_URL or TLS_CERT_FILE set, so such a server
+ * keeps the production cost. packages/server/test/node/password-cost.test.ts proves the default.
+ */
+function testPasswordCost(env: Record<string, string> = {}): Record<string, string> {
+	return env.AS2_PUBLIC_URL || env.TLS_CERT_FILE ? {} : { AS2_TEST_PASSWORD_COST_LOG2: "10" };
+}
+
 /** Starts the built server and resolves once it logs "as2kit listening". */
 export async function startBuiltServer(options: StartOptions = {}): Promise<BuiltServer> {
 	const dir = mkdtempSync(join(tmpdir(), "as2kit-blackbox-"));
@@ -68,6 +78,7 @@ export async function startBuiltServer(options: StartOptions = {}): Promise<Buil
 			AS2_MASTER_KEY: "07".repeat(32),
 			LOG_LEVEL: "info",
 			AS2_SHUTDOWN_TIMEOUT_SECONDS: "5",
+			...testPasswordCost(options.env),
 			...options.env,
 		};
 		const child = spawn(options.node ?? process.execPath, [ENTRY, ...(options.args ?? [])], {
