@@ -1,7 +1,8 @@
 /**
  * Issue #16, defect 2: no request handling is superlinear in its input. For every parser the
  * server runs on request input, the worst body (or header, or query) it accepts at its size
- * limit goes to the BUILT server over a real socket; each must be answered within 1 s while
+ * limit goes to the BUILT server over a real socket; each must cost the server under 1 s of
+ * CPU (server-cpu.ts: wall time on a loaded 2-core machine is a timing window) while
  * `/health` keeps answering (hostile-input-health.ts: median under 250 ms, every probe under
  * 1 s). Before the fix, 20,000 repeated form keys (60 KB) froze the process for ~15 s; the
  * regular expressions fixed with it took from seconds to hours on the bodies below.
@@ -15,11 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
 import { call, type Registered, register } from "./clients.ts";
 import { expectHealthy, watchHealth } from "./hostile-input-health.ts";
+import { withServerCpu } from "./server-cpu.ts";
 
-const ANSWER_WITHIN_MS = 1_000;
+/** The server's CPU an attack may cost; the old code took seconds to hours of it. */
+const CPU_WITHIN_MS = 1_000;
 const BASELINE_FACTOR = 5;
-/** A frozen server is given up on after this, so that the old code fails rather than hangs. */
-const GIVE_UP_MS = 10_000;
+/**
+ * A frozen server is given up on after this, so that the old code fails rather than hangs;
+ * generous, because a loaded machine stretches an honest 16 MB answer's wall time.
+ */
+const GIVE_UP_MS = 30_000;
 const MB = 1024 * 1024;
 const JSON_LIMIT = 16 * MB;
 const FORM_LIMIT = MB;
@@ -84,20 +90,20 @@ async function answerTime(
 }
 
 /**
- * The attack is answered within 1 s, or within 5 times what a benign request of the same size
- * to the same endpoint takes when that is longer: reading and parsing 16 MB is honest work
- * that a loaded machine may stretch past 1 s; a superlinear parser takes from seconds to
- * hours, orders of magnitude beyond either bound.
+ * The attack costs the server under 1 s of CPU, or under 5 times what a benign request of the
+ * same size to the same endpoint costs when that is more: reading and parsing 16 MB is honest
+ * work; a superlinear parser takes from seconds to hours, orders of magnitude beyond either
+ * bound. CPU, not wall time: the health probes running meanwhile add a millisecond or so each.
  */
 async function expectCheap(label: string, attack: Attack): Promise<void> {
-	const baseline = await answerTime(attack.twin ?? benignTwin(attack));
-	const bound = Math.max(ANSWER_WITHIN_MS, BASELINE_FACTOR * baseline.ms);
-	const health = watchHealth(server.base);
-	const answer = await answerTime(attack);
+	const baseline = await withServerCpu(server.pid, () => answerTime(attack.twin ?? benignTwin(attack)));
+	const bound = Math.max(CPU_WITHIN_MS, BASELINE_FACTOR * baseline.cpuMs);
+	const health = await watchHealth(server.base);
+	const { result: answer, cpuMs } = await withServerCpu(server.pid, () => answerTime(attack));
 	const summary = await health.stop();
-	const detail = `${label}: ${answer.status} after ${Math.round(answer.ms)} ms (bound ${Math.round(bound)} ms) ${answer.text}`;
+	const detail = `${label}: ${answer.status} after ${Math.round(answer.ms)} ms, ${cpuMs} ms of the server's CPU (bound ${Math.round(bound)} ms) ${answer.text}`;
 	expect(attack.expect, detail).toContain(answer.status);
-	expect(answer.ms, detail).toBeLessThan(bound);
+	expect(cpuMs, detail).toBeLessThan(bound);
 	expectHealthy(summary, label);
 	server.assertAlive();
 }
@@ -153,7 +159,7 @@ const digitSensorValues = (digit = "1") => {
 const SMALL_EVENT =
 	"<ObjectEvent><eventTime>2013-06-08T14:58:56.591Z</eventTime><eventTimeZoneOffset>+02:00</eventTimeZoneOffset><epcList><epc>urn:epc:id:sgtin:0614141.107346.2017</epc></epcList><action>OBSERVE</action><bizStep>urn:epcglobal:cbv:bizstep:shipping</bizStep></ObjectEvent>";
 
-describe("every request parser is linear: the worst body at its size limit is answered within 1 s", () => {
+describe("every request parser is linear: the worst body at its size limit costs the server under 1 s of CPU", () => {
 	describe("URL-encoded forms (1 MB)", () => {
 		it("20,000+ repeated keys on /auth/login, unauthenticated (the 15 s freeze of the issue)", async () => {
 			await expectCheap("a=& × 349,525", {
@@ -299,7 +305,7 @@ describe("every request parser is linear: the worst body at its size limit is an
 		it("a 15 MB document of small events (the JSON limit) is validated without stalling /health", async () => {
 			// Linear, yet seconds of work: validation must let the event loop turn (paced-input.ts).
 			const attack = validate(`${EPCIS_12_HEAD}${fill(SMALL_EVENT, 15 * MB)}${EPCIS_12_TAIL}`);
-			const health = watchHealth(server.base);
+			const health = await watchHealth(server.base);
 			const answer = await answerTime(attack, 60_000);
 			expect(answer.status, answer.text).toBe(200);
 			expectHealthy(await health.stop(), "15 MB EPCIS document");
