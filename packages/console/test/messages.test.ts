@@ -88,9 +88,15 @@ describe("messages in the console", () => {
 		// while it uploads, after the last key press.
 		const file = join(certs.dir, `order-${process.pid}.x12`);
 		writeFileSync(file, X12);
+		// Armed before the focus moves: adding the listener makes Playwright turn on the browser's
+		// file chooser interception without awaiting it (a flake under load: Space opened a chooser
+		// nobody intercepted). The awaited round trips to the same page below reach the browser
+		// after that, so the interception is on when Space is pressed.
+		const chooser = page.waitForEvent("filechooser");
 		await page.getByLabel("Partner").focus();
 		await page.keyboard.press("Tab");
-		const chooser = page.waitForEvent("filechooser");
+		// Space opens the chooser only on the file input: Tab must have reached it.
+		expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("file");
 		await page.keyboard.press("Space");
 		await (await chooser).setFiles(file);
 		await page.keyboard.press("Tab");
