@@ -7,6 +7,12 @@ import type { As2Store } from "@as2kit/core/store";
 import { createPgStore } from "@as2kit/storage-pg";
 import { createTestDatabase } from "./databases.ts";
 
+/**
+ * On a store made here, `store[TEST_DATABASE_URL]` resolves to its database's URL: for test
+ * helpers that load many rows at once (packages/server/test/helpers/bulk-messages.ts).
+ */
+export const TEST_DATABASE_URL = Symbol("as2kit.test.database-url");
+
 export function createDeferredPgStore(): As2Store {
 	const opened = createTestDatabase().then(async (database) => ({
 		database,
@@ -36,7 +42,8 @@ export function createDeferredPgStore(): As2Store {
 		return proxy;
 	};
 	return new Proxy({} as As2Store, {
-		get: (_target, name: string) => {
+		get: (_target, name: string | symbol) => {
+			if (name === TEST_DATABASE_URL) return opened.then(({ database }) => database.url);
 			if (name === "transaction")
 				return <T>(fn: (tx: As2Store) => Promise<T>) => ready.then((store) => store.transaction(fn));
 			if (name === "close")
@@ -46,7 +53,7 @@ export function createDeferredPgStore(): As2Store {
 					await database.drop();
 				};
 			if (name === "then") return undefined;
-			return repository(name);
+			return repository(name as string);
 		},
 	});
 }

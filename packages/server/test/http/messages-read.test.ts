@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { formatId, type MessageRecord } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MESSAGE_COUNT_LIMIT } from "../../src/service/messages/message-reads.ts";
+import { createMessagesInBulk } from "../helpers/bulk-messages.ts";
 import { bytesStream, messageRecord, patternStream, storeMessage } from "../helpers/messages.ts";
 import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
 
@@ -288,13 +289,12 @@ describe("GET /v1/messages", () => {
 
 	it("counts up to a limit past the page and then reports a lower bound that grows with the page", async () => {
 		const many = MESSAGE_COUNT_LIMIT + 21;
-		await t.store.transaction(async (tx) => {
-			for (let i = 1; i <= many; i++) {
-				await tx.messages.create(
-					messageRecord(owner, formatId("msg_", i), { createdAt: new Date(at(0).getTime() + i) }),
-				);
-			}
-		});
+		await createMessagesInBulk(
+			t.store,
+			Array.from({ length: many }, (_, k) =>
+				messageRecord(owner, formatId("msg_", k + 1), { createdAt: new Date(at(0).getTime() + k + 1) }),
+			),
+		);
 		const first = await get("/v1/messages");
 		expect(first.json.pagination).toEqual({
 			current_page: 1,
