@@ -77,4 +77,25 @@ describe("generateSelfSigned", () => {
 			generateSelfSigned({ commonName: "x", notBefore: new Date("2026-01-02"), notAfter: new Date("2026-01-01") }),
 		).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
 	});
+
+	it("certifies a given key pair instead of a new one, and refuses one of another size", async () => {
+		const rsa = (modulusLength: number) =>
+			globalThis.crypto.subtle.generateKey(
+				{ name: "RSASSA-PKCS1-v1_5", modulusLength, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+				true,
+				["sign", "verify"],
+			) as Promise<CryptoKeyPair>;
+		const keyPair = await rsa(2048);
+		const pkcs8 = new Uint8Array(await globalThis.crypto.subtle.exportKey("pkcs8", keyPair.privateKey));
+		const first = await generateSelfSigned({ commonName: "first", keyPair });
+		const second = await generateSelfSigned({ commonName: "second", keyPair });
+		expect(first.privateKeyPem).toBe(second.privateKeyPem);
+		expect(first.privateKeyPem).toContain(Buffer.from(pkcs8).toString("base64").slice(0, 60));
+		expect(describeCertificate(first.certificate).fingerprint).not.toBe(
+			describeCertificate(second.certificate).fingerprint,
+		);
+		await expect(generateSelfSigned({ commonName: "x", bits: 3072, keyPair })).rejects.toMatchObject({
+			code: "VALIDATION_FAILED",
+		});
+	});
 });

@@ -82,7 +82,7 @@ export function createAuthService(deps: ServiceDeps) {
 			const email = input.email.trim().toLowerCase();
 			const [passwordHash, identity] = await Promise.all([
 				hashPassword(input.password, config.passwordCostLog2),
-				generateTenantIdentity(input.name, now()),
+				generateTenantIdentity(input.name, now(), deps.identityKeyPair),
 			]);
 			try {
 				return await store.transaction(async (tx) => {

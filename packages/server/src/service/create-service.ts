@@ -34,6 +34,8 @@ export interface ServiceOptions {
 	epcisEngine?: EpcisEngine;
 	/** Default: none; the Node entry passes its Prometheus metrics (http/service-metrics.ts). */
 	telemetry?: Telemetry;
+	/** Default: a new key for each tenant identity; test apps pass pre-generated ones (ServiceDeps). */
+	identityKeyPair?: () => Promise<CryptoKeyPair>;
 }
 
 /**
@@ -62,6 +64,7 @@ export function createService(options: ServiceOptions) {
 		configCache,
 		epcisEngine: options.epcisEngine ?? createInThreadEpcisEngine(),
 		telemetry: options.telemetry ?? NO_TELEMETRY,
+		...(options.identityKeyPair && { identityKeyPair: options.identityKeyPair }),
 	};
 	const messages = createMessagePipeline(deps);
 	const messageReads = createMessageReads(deps);

@@ -42,6 +42,11 @@ export interface ServiceDeps {
 	configCache: VersionedCache;
 	/** Where operator metrics go (telemetry.ts); a no-op unless the host collects them. */
 	telemetry: Telemetry;
+	/**
+	 * The RSA-2048 key pair of a new tenant identity; unset (always, but in test apps), a new
+	 * one each time. Test apps hand out pre-generated keys (test/helpers/identity-keys.ts).
+	 */
+	identityKeyPair?: () => Promise<CryptoKeyPair>;
 }
 
 export const SILENT_LOGGER: Logger = {

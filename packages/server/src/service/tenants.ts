@@ -63,7 +63,7 @@ export async function insertTenant(
 	return tenant;
 }
 
-export function createTenantService({ store, now, sealKey }: ServiceDeps) {
+export function createTenantService({ store, now, sealKey, identityKeyPair }: ServiceDeps) {
 	return {
 		/** The format of a given as2_id, for the HTTP layer to report beside its schema's failures. */
 		checkInput(input: { as2Id?: string | undefined }): void {
@@ -87,7 +87,7 @@ export function createTenantService({ store, now, sealKey }: ServiceDeps) {
 		async create(principal: Principal, input: TenantInput): Promise<TenantRecord> {
 			requirePermission(principal, "tenants:write");
 			requireWholeAccount(principal, "creating a tenant");
-			const identity = await generateTenantIdentity(input.name, now());
+			const identity = await generateTenantIdentity(input.name, now(), identityKeyPair);
 			return withAs2IdConflict(() =>
 				store.transaction((tx) =>
 					insertTenant(

@@ -11,6 +11,7 @@ import { ServiceMetrics } from "../../src/http/service-metrics.ts";
 import type { ServiceConfig } from "../../src/service/config.ts";
 import { createService, type Service } from "../../src/service/create-service.ts";
 import type { Logger } from "../../src/service/deps.ts";
+import { pooledIdentityKeyPair } from "./identity-keys.ts";
 import { openKeyScope, poolRsaKeyGeneration } from "./rsa-key-pool.ts";
 
 // Tenant identities from the run's pool of RSA keys rather than generated per tenant.
@@ -78,6 +79,7 @@ export function createTestApp(
 		...(options.logger ? { logger: options.logger } : {}),
 		...(options.metrics ? { telemetry: new ServiceMetrics(metrics.registry) } : {}),
 		config: { masterKey: new Uint8Array(32).fill(7), passwordCostLog2: 10, ...config },
+		identityKeyPair: pooledIdentityKeyPair,
 	});
 	const app = createApp({ service, metrics });
 	// Test-only routes go in before the first request builds Hono's matcher.

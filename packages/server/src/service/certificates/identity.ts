@@ -10,8 +10,13 @@ const IDENTITY_DAYS = 730;
  * and decryption, made at tenant creation so the tenant can trade at once. Generated outside
  * the transaction (key generation takes tens of milliseconds), stored inside it.
  */
-export function generateTenantIdentity(name: string, now: Date): Promise<GeneratedIdentity> {
+export async function generateTenantIdentity(
+	name: string,
+	now: Date,
+	keyPair?: () => Promise<CryptoKeyPair>,
+): Promise<GeneratedIdentity> {
 	return generateSelfSigned({
+		...(keyPair && { keyPair: await keyPair() }),
 		commonName: name.slice(0, 64),
 		organization: "as2kit",
 		bits: 2048,
