@@ -16,6 +16,14 @@ import { call, createKey, healthLatency, register } from "./clients.ts";
 import { HEALTH_MAX_MS } from "./hostile-input-health.ts";
 import { processCpuMs } from "./server-cpu.ts";
 
+/**
+ * The tests' limit, a hang catch: their work is bounded by counts and CPU; the flood's 1,010
+ * requests took over 60 s on PostgreSQL at load 15-20 on 2 cores.
+ */
+const HANG_MS = 300_000;
+/** One request without an answer after this has hung (generous, for the same load). */
+const GIVE_UP_MS = 120_000;
+
 let server: BuiltServer;
 let partnerEndpoint: Server;
 let liveKey: string;
@@ -62,7 +70,9 @@ function as2Headers(from: string, extra: Record<string, string> = {}): Record<st
 }
 
 describe("a spoofed flood", () => {
-	it("of 1,010 unsigned messages is bounded by the Free plan's receive limit, and the account can still send", async () => {
+	it("of 1,010 unsigned messages is bounded by the Free plan's receive limit, and the account can still send", {
+		timeout: HANG_MS,
+	}, async () => {
 		const statuses: number[] = [];
 		const retryAfter = new Set<string | null>();
 		const started = performance.now();
@@ -75,7 +85,7 @@ describe("a spoofed flood", () => {
 						method: "POST",
 						headers: as2Headers("SPOOFED"),
 						body: "ISA*00*~IEA*1*000000001~",
-						signal: AbortSignal.timeout(30_000),
+						signal: AbortSignal.timeout(GIVE_UP_MS),
 					});
 					await response.text();
 					statuses.push(response.status);
@@ -129,7 +139,9 @@ function filesUnder(dir: string): Array<{ path: string; size: number }> {
 }
 
 describe("a compression bomb", () => {
-	it("is refused as soon as its output passes the plan's 50 MB, leaves no partial file, and /health keeps answering", async () => {
+	it("is refused as soon as its output passes the plan's 50 MB, leaves no partial file, and /health keeps answering", {
+		timeout: HANG_MS,
+	}, async () => {
 		const compressed = await compress(bombContent(512 * 1024 * 1024), { level: 6 });
 		const chunks: Uint8Array[] = [];
 		for await (const chunk of compressed.open()) chunks.push(chunk);
@@ -144,7 +156,7 @@ describe("a compression bomb", () => {
 				"disposition-notification-to": "as2@bomber.example",
 			}),
 			body: bomb,
-			signal: AbortSignal.timeout(60_000),
+			signal: AbortSignal.timeout(GIVE_UP_MS),
 		}).then(async (response) => ({ status: response.status, text: await response.text() }));
 		let settled = false;
 		void answer.finally(() => {
@@ -209,13 +221,15 @@ async function heldRequest(from: string) {
 }
 
 describe("inbound work at once", () => {
-	it("is bounded per tenant (Free: 5): the next sender gets 503 with Retry-After, and gets through once they finish", async () => {
+	it("is bounded per tenant (Free: 5): the next sender gets 503 with Retry-After, and gets through once they finish", {
+		timeout: HANG_MS,
+	}, async () => {
 		const post = async () => {
 			const response = await fetch(`${server.base}/as2/receive`, {
 				method: "POST",
 				headers: as2Headers("WAITER"),
 				body: "ISA*00*~",
-				signal: AbortSignal.timeout(30_000),
+				signal: AbortSignal.timeout(GIVE_UP_MS),
 			});
 			await response.text();
 			return response;
