@@ -93,7 +93,7 @@ describe("search indexing in batches", () => {
 	it("indexes queued messages on its timer, batch after batch, keys in insertion order", async () => {
 		const store = open({ searchIndexing: { intervalMs: 10 } });
 		const db = peek();
-		// More than one batch (500), all in one millisecond: each takes the next key of it.
+		// More than one batch (100), all in one millisecond: each takes the next key of it.
 		await store.transaction(async (tx) => {
 			for (let i = 1; i <= 1200; i++) {
 				await tx.messages.create(message(`msg_${String(i).padStart(6, "0")}`, { subject: `Order ${i}` }));
@@ -103,6 +103,21 @@ describe("search indexing in batches", () => {
 		const all = db.indexed("Order");
 		expect(all).toHaveLength(1200);
 		expect(all).toEqual([...all].sort());
+	});
+
+	it("indexes at most 100 messages a background batch: the event loop is held a few ms at most", async () => {
+		const store = open({ searchIndexing: { intervalMs: 10 } });
+		const db = peek();
+		// Without merges, each segment written stays: the count is the number of batches.
+		db.raw.prepare("INSERT INTO message_search (message_search, rank) VALUES ('automerge', 0)").run();
+		await store.transaction(async (tx) => {
+			for (let i = 1; i <= 250; i++) {
+				await tx.messages.create(message(`msg_${String(i).padStart(6, "0")}`, { subject: `Order ${i}` }));
+			}
+		});
+		await until(() => db.queued() === 0);
+		expect(db.indexed("Order")).toHaveLength(250);
+		expect(db.raw.prepare("SELECT count(DISTINCT segid) FROM message_search_idx").pluck().get()).toBe(3);
 	});
 
 	it("writes one FTS5 segment per batch, not one per message", async () => {

@@ -2,12 +2,25 @@ import type Database from "better-sqlite3";
 import type { Exec } from "./connection.ts";
 
 export interface SearchIndexingOptions {
-	/** Pause between two batches when the queue is empty (ms); default 100. */
+	/** Pause between two batches when the queue is empty (ms); default 500. */
 	intervalMs?: number;
 }
 
-/** Messages one background batch indexes at most: about 40 µs each, so ≤ 20 ms on the event loop. */
-const BATCH = 500;
+/**
+ * Messages one background batch indexes at most: 30–50 µs each, so ≤ 5 ms on the event loop
+ * (a request arriving meanwhile waits for it); a longer queue is drained batch after batch,
+ * other callbacks running in between.
+ */
+const BATCH = 100;
+
+/**
+ * The pause between batches. A batch costs 400–550 µs of CPU whatever its size (its FTS5
+ * segment, the merges that segment brings, its commit) and 25–30 µs a message: every 100 ms,
+ * at the benchmark's 35–140 messages/s, that was 65–150 µs a message; every 500 ms, 35–55 µs
+ * (docs/performance.md, "The receiver's last tenth (stop 30)"). Searches do not wait for it:
+ * a search indexes what is still queued before it runs (message-list.ts).
+ */
+const INTERVAL_MS = 500;
 
 /**
  * Moves messages from message_search_pending into the search index (migration 0008), at most
@@ -67,7 +80,7 @@ export function startBackgroundSearchIndexing(
 	exec: Exec,
 	options: SearchIndexingOptions = {},
 ): { stop(): Promise<void> } {
-	const intervalMs = options.intervalMs ?? 100;
+	const intervalMs = options.intervalMs ?? INTERVAL_MS;
 	let stopped = false;
 	let timer: NodeJS.Timeout | null = null;
 	let running: Promise<void> = Promise.resolve();
