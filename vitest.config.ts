@@ -40,8 +40,9 @@ export default defineConfig({
 		// Then the run's own temporary directory, which must be empty at the end (issue #16).
 		globalSetup: ["test/pg/global-setup.ts", "test/setup/temp-root.ts"],
 		// Removes the scratch directories test helpers made, after each test file; with
-		// AS2KIT_TEST_CPU_LOG set, logs each test file's CPU time.
-		setupFiles: ["test/setup/remove-scratch-dirs.ts", "test/setup/cpu-log.ts"],
+		// AS2KIT_TEST_CPU_LOG set, logs each test file's CPU time; turns on the storage adapters'
+		// check of the root store inside a transaction (off in production: a promise hook).
+		setupFiles: ["test/setup/remove-scratch-dirs.ts", "test/setup/cpu-log.ts", "test/setup/check-transactions.ts"],
 		testTimeout: 60_000,
 		// expect.poll waits for a condition, not a scheduling window: 1 s (the default) is not
 		// enough on a loaded 2-core machine; a poll that passes returns at once.

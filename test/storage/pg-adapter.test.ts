@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createPgStore } from "@as2kit/storage-pg";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, pgUrl } from "../pg/databases.ts";
 import { account } from "./suites/fixtures.ts";
 
@@ -17,6 +17,47 @@ const MIGRATIONS = (
 ).entries.length;
 
 describe.skipIf(pgUrl() === null)("storage-pg", () => {
+	afterEach(() => {
+		vi.unstubAllEnvs();
+	});
+
+	// The check costs every promise of the process a hook on Node 20 (storage-pg's
+	// transaction-checks.ts): off unless asked for. The test set-up asks for it
+	// (test/setup/check-transactions.ts), so this test sets the variable itself.
+	it("refuses the root store inside a transaction only when asked: AS2_CHECK_TRANSACTIONS=1 or the option", async () => {
+		const database = await createTestDatabase();
+		const rootInsideTransaction = async (checkTransactions?: boolean) => {
+			const store = await createPgStore({ url: database.url, poolSize: 2, checkTransactions });
+			try {
+				let inside!: Promise<string>;
+				await store.transaction(async (tx) => {
+					await tx.accounts.get("acc_000001");
+					// Unchecked, it runs on the pool's other connection, outside the transaction.
+					inside = Promise.resolve()
+						.then(() => store.accounts.get("acc_000001"))
+						.then(
+							() => "ran",
+							(error: Error) => error.message,
+						);
+				});
+				return await inside;
+			} finally {
+				await store.close();
+			}
+		};
+		const refused = "storage-pg: the root store was used inside a transaction; use the transaction's store";
+		try {
+			vi.stubEnv("AS2_CHECK_TRANSACTIONS", undefined);
+			expect(await rootInsideTransaction()).toBe("ran");
+			expect(await rootInsideTransaction(true)).toBe(refused);
+			vi.stubEnv("AS2_CHECK_TRANSACTIONS", "1");
+			expect(await rootInsideTransaction()).toBe(refused);
+			expect(await rootInsideTransaction(false)).toBe("ran");
+		} finally {
+			await database.drop();
+		}
+	});
+
 	it("migrates once when several instances start on an empty database at the same moment", async () => {
 		const database = await createTestDatabase({ unmigrated: true });
 		try {

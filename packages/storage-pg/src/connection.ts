@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { As2Error, isAs2Error } from "@as2kit/core";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import * as schema from "./schema.ts";
+import { type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 import { type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -35,24 +35,27 @@ export interface Runner {
  * takes a transaction-scoped advisory lock (repositories/plan-limit-lock.ts).
  */
 export class PgConnection {
-	private readonly insideTransaction = new AsyncLocalStorage<PgConnection>();
 	/** One drizzle database per pooled connection, made when the connection first runs a transaction. */
 	private readonly onClient = new WeakMap<pg.PoolClient, Db>();
 	readonly db: Db;
 
-	constructor(private readonly pool: pg.Pool) {
+	constructor(
+		private readonly pool: pg.Pool,
+		/** The root store used inside a transaction's body fails, when on (transaction-checks.ts). */
+		private readonly checks: TransactionChecks = transactionChecks(false),
+	) {
 		this.db = drizzle(pool, { schema });
 	}
 
 	/** Statements outside any transaction, each on a pooled connection. */
 	readonly root: Runner = {
 		run: (op) => {
-			this.refuseInsideTransaction();
+			this.refuseInsideBody();
 			return translate(() => op(this.db));
 		},
 		atomic: (op) => this.transaction((runner) => runner.atomic(op)),
 		query: (text, values, decode) => {
-			this.refuseInsideTransaction();
+			this.refuseInsideBody();
 			return translate(() => namedQuery(this.pool, text, values, decode));
 		},
 	};
@@ -65,6 +68,9 @@ export class PgConnection {
 	 * (TransactionWire).
 	 */
 	async transaction<T>(fn: (runner: Runner) => Promise<T>): Promise<T> {
+		// A transaction of the root store inside another's body would commit apart from it (a
+		// nested one joins through the transaction's store, create-store.ts).
+		this.refuseInsideBody();
 		const client = await this.pool.connect();
 		let broken = false;
 		// pg-pool listens for a client's 'error' only while it is idle: one that dies while checked
@@ -89,7 +95,7 @@ export class PgConnection {
 			};
 			let result: T;
 			try {
-				result = await translate(() => this.insideTransaction.run(this, () => fn(runner)));
+				result = await translate(() => this.checks.inside(() => fn(runner)));
 			} finally {
 				// The port's rule (As2Store.transaction): the body awaited every call it made, so no
 				// statement of this transaction is still to come; one that came would follow COMMIT.
@@ -110,9 +116,9 @@ export class PgConnection {
 		}
 	}
 
-	private refuseInsideTransaction(): void {
-		if (this.insideTransaction.getStore() === this) {
-			// The root store inside a transaction would write outside it, on another connection.
+	/** The root store inside a transaction's body would run outside it, on another pooled connection. */
+	private refuseInsideBody(): void {
+		if (this.checks.inBody()) {
 			throw new Error("storage-pg: the root store was used inside a transaction; use the transaction's store");
 		}
 	}

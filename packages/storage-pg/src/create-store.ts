@@ -18,6 +18,7 @@ import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
 import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
 import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
+import { checkTransactionsByDefault, transactionChecks } from "./transaction-checks.ts";
 
 export interface PgStoreOptions {
 	/** `postgres://user:password@host:port/database` (libpq parameters such as `sslmode` work too). */
@@ -26,6 +27,13 @@ export interface PgStoreOptions {
 	poolSize?: number;
 	/** How long a statement may run, and a caller may wait for a pooled connection (ms); default 60000. */
 	timeoutMs?: number;
+	/**
+	 * Refuse a call on the root store made inside a transaction's body (it would run outside the
+	 * transaction, on another pooled connection) with an error naming the mistake. It costs every
+	 * promise of the process a hook on Node 20 (transaction-checks.ts): for tests and debugging.
+	 * Default: AS2_CHECK_TRANSACTIONS=1.
+	 */
+	checkTransactions?: boolean;
 }
 
 /**
@@ -58,7 +66,10 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		await pool.end();
 		throw error;
 	}
-	const connection = new PgConnection(pool);
+	const connection = new PgConnection(
+		pool,
+		transactionChecks(options.checkTransactions ?? checkTransactionsByDefault()),
+	);
 	// One connection of its own for the DDL of new id sequences (repositories/ids.ts), let go when idle.
 	const ddl = new pg.Pool({
 		connectionString: options.url,

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { type Db, SqliteConnection } from "./connection.ts";
+import { transactionChecks } from "./transaction-checks.ts";
 
 /**
  * Group commit (issue #20, "SQLite group commit (stop 28)" in docs/performance-storage.md):
@@ -190,9 +191,10 @@ it("commits a group that has held the write lock for its time cap", async () => 
 	expect(count("COMMIT")).toBe(3);
 });
 
-it("still refuses the root store inside a transaction", async () => {
-	const error = await connection
-		.transaction(() => connection.run((db) => db.$client.prepare("select 1").get()))
+it("still refuses the root store inside a transaction, with the check on", async () => {
+	const checked = new SqliteConnection(drizzle(client) as unknown as Db, 5000, undefined, transactionChecks(true));
+	const error = await checked
+		.transaction(() => checked.run((db) => db.$client.prepare("select 1").get()))
 		.catch((e: unknown) => e);
 	expect(error).toHaveProperty("message", expect.stringContaining("root store was used inside a transaction"));
 });

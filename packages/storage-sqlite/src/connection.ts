@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { setImmediate } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { As2Error } from "@as2kit/core";
@@ -6,6 +5,7 @@ import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { CommitGroup } from "./commit-group.ts";
 import type * as schema from "./schema.ts";
+import { type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -44,12 +44,16 @@ const GROUP_LIMITS: GroupLimits = { maxMembers: 64, maxHoldMs: 5 };
  * blocks the event loop, so a process serves nothing while it waits, and when both
  * connections live in one process the transaction holding the lock can never finish: the
  * wait ends in "database is locked".
+ *
+ * A transaction nested in another joins it through the transaction's store (create-store.ts),
+ * never through this connection. The root store used inside a transaction's body would wait
+ * for the lock that body holds: with `checks` on, it fails at once instead (transaction-checks.ts).
  */
 export class SqliteConnection {
 	private locked = false;
 	private readonly waiters: Array<() => void> = [];
-	/** The transaction body running in this async context, if any (TransactionBody). */
-	private readonly insideTransaction = new AsyncLocalStorage<TransactionBody>();
+	/** Whether a transaction's body runs (one at a time: it holds the lock), for runInTransaction. */
+	private bodyRunning = false;
 	/** The physical write transaction open on this connection, committing at the end of the turn. */
 	private group: CommitGroup | null = null;
 
@@ -58,11 +62,12 @@ export class SqliteConnection {
 		/** How long to wait for another connection's lock before giving up. */
 		private readonly busyTimeoutMs: number,
 		private readonly limits: GroupLimits = GROUP_LIMITS,
+		private readonly checks: TransactionChecks = transactionChecks(false),
 	) {}
 
 	/** A statement outside any transaction. */
 	readonly run: Exec = async (op) => {
-		if (this.bodyRunningHere()) {
+		if (this.checks.inBody()) {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
 		}
@@ -90,10 +95,11 @@ export class SqliteConnection {
 	 * A statement inside the transaction that holds the lock. The transaction's store is one for
 	 * every transaction, so a call on it from outside a running body (a store kept once its body
 	 * settled) is refused: it would run in whichever transaction holds the connection then, or in
-	 * none (the port's rule, As2Store.transaction).
+	 * none (the port's rule, As2Store.transaction). While no body runs, that needs no async
+	 * context; one made while another transaction's body runs is told apart only with `checks`.
 	 */
 	readonly runInTransaction: Exec = async (op) => {
-		if (!this.bodyRunningHere()) {
+		if (!this.bodyRunning || this.checks.inBody() === false) {
 			throw new Error(
 				"storage-sqlite: a call on a transaction's store after its body settled; it belongs to no transaction",
 			);
@@ -101,14 +107,12 @@ export class SqliteConnection {
 		return translate(() => op(this.db));
 	};
 
-	/** Whether this async context is inside a body of this connection's that has not settled yet. */
-	private bodyRunningHere(): boolean {
-		const body = this.insideTransaction.getStore();
-		return body !== undefined && body.connection === this && !body.settled;
-	}
-
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
-		if (this.bodyRunningHere()) return fn();
+		if (this.checks.inBody()) {
+			// A transaction of the root store would wait for the lock this body holds (a nested one
+			// joins through the transaction's store, create-store.ts).
+			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
+		}
 		await this.acquire();
 		let result: T;
 		let committed: Promise<void>;
@@ -119,12 +123,12 @@ export class SqliteConnection {
 			// The member that opens the group needs no savepoint: undoing it is undoing the transaction
 			// (nobody else has run in it yet). Two statements fewer when nothing else is in flight.
 			if (!opening) client.prepare("SAVEPOINT member").run();
-			const body: TransactionBody = { connection: this, settled: false };
 			try {
+				this.bodyRunning = true;
 				try {
-					result = await this.insideTransaction.run(body, fn);
+					result = await this.checks.inside(fn);
 				} finally {
-					body.settled = true;
+					this.bodyRunning = false;
 				}
 				if (!opening) client.prepare("RELEASE member").run();
 			} catch (error) {
@@ -300,15 +304,6 @@ function rollBack(client: Database.Database): void {
 	} catch {
 		// Nothing left to undo: SQLite rolled back on its own.
 	}
-}
-
-/**
- * One transaction's body while it runs: the async context of its calls. `settled` once it has
- * returned or thrown, so that a call it left behind (or a store kept past it) is refused.
- */
-interface TransactionBody {
-	connection: SqliteConnection;
-	settled: boolean;
 }
 
 /** SQLITE_BUSY and its extended codes: another connection holds a lock this one needs. */

@@ -26,6 +26,7 @@ import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts"
 import * as schema from "./schema.ts";
 import { type SearchIndexingOptions, startBackgroundSearchIndexing } from "./search-indexing.ts";
 import { cacheStatements } from "./statement-cache.ts";
+import { checkTransactionsByDefault, transactionChecks } from "./transaction-checks.ts";
 
 export interface SqliteStoreOptions {
 	/** A file path, a `file:` URL, or `:memory:` (one private database, for tests). */
@@ -42,6 +43,12 @@ export interface SqliteStoreOptions {
 	 * leaves them queued until a search indexes them.
 	 */
 	searchIndexing?: SearchIndexingOptions | false;
+	/**
+	 * Refuse a call on the root store made inside a transaction's body (it would deadlock) with
+	 * an error naming the mistake. It costs every promise of the process a hook on Node 20
+	 * (transaction-checks.ts): for tests and debugging. Default: AS2_CHECK_TRANSACTIONS=1.
+	 */
+	checkTransactions?: boolean;
 }
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
@@ -80,7 +87,8 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 		path === ":memory:" || options.backgroundCheckpoints === false
 			? null
 			: startBackgroundCheckpoints(client, path, options.backgroundCheckpoints);
-	const connection = new SqliteConnection(db, busyTimeoutMs);
+	const checks = transactionChecks(options.checkTransactions ?? checkTransactionsByDefault());
+	const connection = new SqliteConnection(db, busyTimeoutMs, undefined, checks);
 	const indexing =
 		options.searchIndexing === false ? null : startBackgroundSearchIndexing(connection.run, options.searchIndexing);
 	const close = async () => {
@@ -121,7 +129,8 @@ function storeOver(
 		jobs: createJobStore(exec),
 		schedules: createScheduleStore(exec),
 		ids: createIdStore(exec),
-		transaction: (fn) => connection.transaction(() => fn(transactionStore ?? store)),
+		// A nested transaction joins the open one: its body runs in it, on the transaction's store.
+		transaction: transactionStore ? (fn) => connection.transaction(() => fn(transactionStore)) : (fn) => fn(store),
 		close,
 	};
 	return store;

@@ -41,6 +41,22 @@ export const transactionTests = {
 		).rejects.toThrow("outer fails");
 		expect(await store.accounts.get("acc_000001")).toBeNull();
 	},
+	// AS2_CHECK_TRANSACTIONS, which the test set-up turns on (test/setup/check-transactions.ts): without
+	// the check, the root store inside a body waits for the lock the body holds (SQLite) or runs outside
+	// the transaction on another connection (PostgreSQL). Not awaited in the body, so that a store
+	// without the check lets them run once the transaction ended (and this test fails) rather than hang.
+	"transactions - the root store inside a transaction is refused, a statement and a transaction": async ({ store }) => {
+		let statement!: Promise<string>;
+		let transaction!: Promise<string>;
+		await store.transaction(async (tx) => {
+			await tx.accounts.create(account("acc_000001"));
+			statement = outcomeOf(() => store.accounts.get("acc_000001"));
+			transaction = outcomeOf(() => store.transaction((inner) => inner.accounts.get("acc_000001")));
+		});
+		expect(await statement).toMatch(/root store was used inside a transaction/);
+		expect(await transaction).toMatch(/root store was used inside a transaction/);
+		expect(await store.accounts.get("acc_000001")).not.toBeNull();
+	},
 	"transactions - others see only committed work": async ({ store }) => {
 		let release!: () => void;
 		const gate = new Promise<void>((resolve) => {
@@ -134,3 +150,13 @@ export const transactionTests = {
 		expect(await store.jobs.list()).toHaveLength(0);
 	},
 } satisfies Record<string, ConformanceTest>;
+
+/** "ran", or the message of the error `call` failed with (thrown or rejected). */
+async function outcomeOf(call: () => Promise<unknown>): Promise<string> {
+	try {
+		await call();
+		return "ran";
+	} catch (error) {
+		return (error as Error).message;
+	}
+}

@@ -61,13 +61,17 @@ export interface As2Store {
 	ids: IdStore;
 	/**
 	 * Runs `fn` in one transaction: all of its writes commit together or none do. Calls on
-	 * `tx` are inside it; a nested `transaction` joins the outer one.
+	 * `tx` are inside it; a nested `tx.transaction` joins the outer one. Inside `fn`, only `tx`:
+	 * a call on the store `transaction` was called on (its root) runs outside the transaction,
+	 * and may wait for it (a deadlock on SQLite). The adapters refuse it when asked
+	 * (`checkTransactions`, AS2_CHECK_TRANSACTIONS=1: on in the tests, off in production).
 	 *
 	 * `fn` awaits every call it makes on `tx` (directly, or through `Promise.all` and the like)
 	 * before it settles: the store commits when `fn` has settled, and a call may write its
 	 * statement after awaits of its own (PostgreSQL writes a transaction's statements without
 	 * waiting for each answer). A call on `tx` once `fn` has settled belongs to no transaction
-	 * and rejects, writing nothing, rather than running outside it.
+	 * and rejects, writing nothing, rather than running outside it (on SQLite, one made while
+	 * another transaction's body runs is told apart only with `checkTransactions`).
 	 */
 	transaction<T>(fn: (tx: As2Store) => Promise<T>): Promise<T>;
 	close(): Promise<void>;
