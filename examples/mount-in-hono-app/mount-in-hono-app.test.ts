@@ -151,7 +151,15 @@ async function runExample(cwd: string): Promise<{ url: string; stop(): Promise<v
 		["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "mount-in-hono-app.ts")],
 		{
 			cwd,
-			env: { PATH: process.env.PATH ?? "", HOME: cwd, TMPDIR: cwd, PORT: "0", LOG_LEVEL: "warn" },
+			// AS2_CHECK_TRANSACTIONS: the store refuses its root inside a transaction, as in every test.
+			env: {
+				PATH: process.env.PATH ?? "",
+				HOME: cwd,
+				TMPDIR: cwd,
+				PORT: "0",
+				LOG_LEVEL: "warn",
+				AS2_CHECK_TRANSACTIONS: "1",
+			},
 			stdio: ["ignore", "pipe", "pipe"],
 		},
 	);

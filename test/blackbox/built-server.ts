@@ -79,6 +79,8 @@ export async function startBuiltServer(options: StartOptions = {}): Promise<Buil
 			LOG_LEVEL: "info",
 			AS2_SHUTDOWN_TIMEOUT_SECONDS: "5",
 			...testPasswordCost(options.env),
+			// The root store inside a transaction fails, as in every test (test/setup/check-transactions.ts).
+			AS2_CHECK_TRANSACTIONS: "1",
 			...options.env,
 		};
 		const child = spawn(options.node ?? process.execPath, [ENTRY, ...(options.args ?? [])], {

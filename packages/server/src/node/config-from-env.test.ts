@@ -36,6 +36,12 @@ describe("configFromEnv", () => {
 		expect(DEFAULT_CONFIG.allowPrivateTargets).toBe(false);
 	});
 
+	it("leaves the storage adapters' transaction check off unless AS2_CHECK_TRANSACTIONS=1", () => {
+		expect(configFromEnv({}).AS2_CHECK_TRANSACTIONS).toBe(false);
+		expect(configFromEnv({ AS2_CHECK_TRANSACTIONS: "1" }).AS2_CHECK_TRANSACTIONS).toBe(true);
+		expect(() => configFromEnv({ AS2_CHECK_TRANSACTIONS: "yes" })).toThrow(/AS2_CHECK_TRANSACTIONS/);
+	});
+
 	it("allows no browser origin by default and reads AS2_CORS_ORIGINS as exact origins", () => {
 		expect(configFromEnv({}).AS2_CORS_ORIGINS).toEqual([]);
 		expect(

@@ -58,6 +58,8 @@ export async function startPeer(
 			DATABASE_URL: join(dir, "as2.sqlite"),
 			BLOB_DIR: join(dir, "blobs"),
 			AS2_DATA_DIR: dir,
+			// The root store inside a transaction fails, as in every test (test/setup/check-transactions.ts).
+			AS2_CHECK_TRANSACTIONS: "1",
 			TLS_CERT_FILE: pki.certPath,
 			TLS_KEY_FILE: pki.keyPath,
 			AS2_PUBLIC_URL: baseUrl,
