@@ -21,8 +21,8 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 		vi.unstubAllEnvs();
 	});
 
-	// The check costs every promise of the process a hook on Node 20 (storage-pg's
-	// transaction-checks.ts): off unless asked for. The test set-up asks for it
+	// The check costs every promise of the process a hook on Node 20 (`transactionChecks` of
+	// `@as2kit/core/store`): off unless asked for. The test set-up asks for it
 	// (test/setup/check-transactions.ts), so this test sets the variable itself.
 	it("refuses the root store inside a transaction only when asked: AS2_CHECK_TRANSACTIONS=1 or the option", async () => {
 		const database = await createTestDatabase();

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { As2Error, isAs2Error } from "@as2kit/core";
+import { type TransactionChecks, transactionChecks } from "@as2kit/core/store";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import * as schema from "./schema.ts";
-import { type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 import { type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -41,7 +41,7 @@ export class PgConnection {
 
 	constructor(
 		private readonly pool: pg.Pool,
-		/** The root store used inside a transaction's body fails, when on (transaction-checks.ts). */
+		/** The root store used inside a transaction's body fails, when on (`transactionChecks`). */
 		private readonly checks: TransactionChecks = transactionChecks(false),
 	) {
 		this.db = drizzle(pool, { schema });

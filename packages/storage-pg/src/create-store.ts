@@ -1,4 +1,4 @@
-import type { As2Store } from "@as2kit/core/store";
+import { type As2Store, checkTransactionsByDefault, transactionChecks } from "@as2kit/core/store";
 import pg from "pg";
 import { PgConnection, type Runner } from "./connection.ts";
 import { applyMigrations } from "./migrate.ts";
@@ -18,7 +18,6 @@ import { createSessionStore } from "./repositories/sessions.ts";
 import { createTenantStore } from "./repositories/tenants.ts";
 import { createWebhookDeliveryStore } from "./repositories/webhook-deliveries.ts";
 import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts";
-import { checkTransactionsByDefault, transactionChecks } from "./transaction-checks.ts";
 
 export interface PgStoreOptions {
 	/** `postgres://user:password@host:port/database` (libpq parameters such as `sslmode` work too). */
@@ -30,8 +29,8 @@ export interface PgStoreOptions {
 	/**
 	 * Refuse a call on the root store made inside a transaction's body (it would run outside the
 	 * transaction, on another pooled connection) with an error naming the mistake. It costs every
-	 * promise of the process a hook on Node 20 (transaction-checks.ts): for tests and debugging.
-	 * Default: AS2_CHECK_TRANSACTIONS=1.
+	 * promise of the process a hook on Node 20 (`transactionChecks` of `@as2kit/core/store`): for
+	 * tests and debugging. Default: AS2_CHECK_TRANSACTIONS=1.
 	 */
 	checkTransactions?: boolean;
 }

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { transactionChecks } from "@as2kit/core/store";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { type Db, SqliteConnection } from "./connection.ts";
-import { transactionChecks } from "./transaction-checks.ts";
 
 /**
  * Group commit (issue #20, "SQLite group commit (stop 28)" in docs/performance-storage.md):

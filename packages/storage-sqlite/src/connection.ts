@@ -1,11 +1,11 @@
 import { setImmediate } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { As2Error } from "@as2kit/core";
+import { type TransactionChecks, transactionChecks } from "@as2kit/core/store";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { CommitGroup } from "./commit-group.ts";
 import type * as schema from "./schema.ts";
-import { type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -47,7 +47,8 @@ const GROUP_LIMITS: GroupLimits = { maxMembers: 64, maxHoldMs: 5 };
  *
  * A transaction nested in another joins it through the transaction's store (create-store.ts),
  * never through this connection. The root store used inside a transaction's body would wait
- * for the lock that body holds: with `checks` on, it fails at once instead (transaction-checks.ts).
+ * for the lock that body holds: with `checks` on, it fails at once instead
+ * (`transactionChecks` of `@as2kit/core/store`).
  */
 export class SqliteConnection {
 	private locked = false;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { As2Store } from "@as2kit/core/store";
+import { type As2Store, checkTransactionsByDefault, transactionChecks } from "@as2kit/core/store";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
@@ -26,7 +26,6 @@ import { createWebhookEndpointStore } from "./repositories/webhook-endpoints.ts"
 import * as schema from "./schema.ts";
 import { type SearchIndexingOptions, startBackgroundSearchIndexing } from "./search-indexing.ts";
 import { cacheStatements } from "./statement-cache.ts";
-import { checkTransactionsByDefault, transactionChecks } from "./transaction-checks.ts";
 
 export interface SqliteStoreOptions {
 	/** A file path, a `file:` URL, or `:memory:` (one private database, for tests). */
@@ -46,7 +45,8 @@ export interface SqliteStoreOptions {
 	/**
 	 * Refuse a call on the root store made inside a transaction's body (it would deadlock) with
 	 * an error naming the mistake. It costs every promise of the process a hook on Node 20
-	 * (transaction-checks.ts): for tests and debugging. Default: AS2_CHECK_TRANSACTIONS=1.
+	 * (`transactionChecks` of `@as2kit/core/store`): for tests and debugging. Default:
+	 * AS2_CHECK_TRANSACTIONS=1.
 	 */
 	checkTransactions?: boolean;
 }

@@ -3,8 +3,8 @@ import { afterEach, expect, it, vi } from "vitest";
 import { createSqliteStore, type SqliteStoreOptions } from "./create-store.ts";
 
 /**
- * The check of the root store inside a transaction (transaction-checks.ts) is off unless asked
- * for: it costs every promise of the process a hook on Node 20. The test set-up asks for it
+ * The check of the root store inside a transaction (`transactionChecks` of `@as2kit/core/store`)
+ * is off unless asked for: it costs every promise of the process a hook on Node 20. The test set-up asks for it
  * (test/setup/check-transactions.ts), so these tests set the variable themselves.
  */
 afterEach(() => {

@@ -1,6 +1,7 @@
 /**
- * @module @as2kit/core/store — the storage port: types only (and one id formatter), so
- * adapters and the engine agree without depending on each other.
+ * @module @as2kit/core/store — the storage port: types (and the few helpers every adapter
+ * shares: an id formatter, a token bucket, the transaction check), so adapters and the engine
+ * agree without depending on each other.
  */
 export type * from "./attempt-store.ts";
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
@@ -32,4 +33,5 @@ export type * from "./partner-records.ts";
 export type * from "./partner-store.ts";
 export type * from "./records.ts";
 export type * from "./store.ts";
+export { checkTransactionsByDefault, type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 export type * from "./webhooks.ts";
