@@ -137,6 +137,26 @@ export async function register(t: TestApp, name = `Company ${++counter}`) {
 	};
 }
 
+/**
+ * A fresh user with a live tenant key (every permission) and one partner, `prt_000001` (AS2 id
+ * BUYER, at https://buyer.example/as2): what the message-submission tests start from.
+ */
+export async function liveTenantWithBuyer(t: TestApp, name: string) {
+	const owner = await register(t, name);
+	const key = await createKey(t, owner.token, {
+		scope: "tenant",
+		tenant_id: owner.tenantId,
+		environment: "live",
+		permissions: ["*"],
+	});
+	const partner = await t.call("POST", "/v1/partners", {
+		token: key,
+		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
+	});
+	if (partner.status !== 201) throw new Error(`partner creation failed: ${partner.status} ${partner.text}`);
+	return { owner, key };
+}
+
 /** Creates an API key with a session token; returns the full key. */
 export async function createKey(t: TestApp, token: string, body: Record<string, unknown>): Promise<string> {
 	const response = await t.call("POST", "/v1/api-keys", { token, body: { name: "test key", ...body } });

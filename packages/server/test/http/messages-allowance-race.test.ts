@@ -2,28 +2,18 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { UsageStore } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { createTestApp, liveTenantWithBuyer, type TestApp } from "../helpers/test-app.ts";
 
 // The monthly allowance under concurrency: two sends for the last free message. Runs on SQLite
 // (project "all") and on PostgreSQL (project "rest-on-postgresql").
 
 let t: TestApp;
-let owner: Awaited<ReturnType<typeof register>>;
+let owner: Awaited<ReturnType<typeof liveTenantWithBuyer>>["owner"];
 let key: string;
 
 beforeEach(async () => {
 	t = createTestApp();
-	owner = await register(t, "Racer");
-	key = await createKey(t, owner.token, {
-		scope: "tenant",
-		tenant_id: owner.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
-	await t.call("POST", "/v1/partners", {
-		token: key,
-		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
-	});
+	({ owner, key } = await liveTenantWithBuyer(t, "Racer"));
 });
 afterEach(() => t.close());
 

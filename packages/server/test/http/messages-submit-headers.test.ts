@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { createTestApp, liveTenantWithBuyer, type TestApp } from "../helpers/test-app.ts";
 
 /**
  * What POST /v1/messages puts in the AS2 headers (issue #16, defect 8): any subject text (it
@@ -12,18 +12,9 @@ let tenantId: string;
 
 beforeEach(async () => {
 	t = createTestApp();
-	const owner = await register(t, "Header Submitter");
-	tenantId = owner.tenantId;
-	key = await createKey(t, owner.token, {
-		scope: "tenant",
-		tenant_id: owner.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
-	await t.call("POST", "/v1/partners", {
-		token: key,
-		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
-	});
+	const live = await liveTenantWithBuyer(t, "Header Submitter");
+	tenantId = live.owner.tenantId;
+	key = live.key;
 });
 afterEach(() => t.close());
 

@@ -2,26 +2,16 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeCertificates } from "../helpers/certs.ts";
-import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { createKey, createTestApp, liveTenantWithBuyer, register, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
-let owner: Awaited<ReturnType<typeof register>>;
+let owner: Awaited<ReturnType<typeof liveTenantWithBuyer>>["owner"];
 let key: string;
 const partnerCert = makeCertificates().selfSigned("submit-partner").certPem;
 
 beforeEach(async () => {
 	t = createTestApp();
-	owner = await register(t, "Submitter");
-	key = await createKey(t, owner.token, {
-		scope: "tenant",
-		tenant_id: owner.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
-	await t.call("POST", "/v1/partners", {
-		token: key,
-		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
-	});
+	({ owner, key } = await liveTenantWithBuyer(t, "Submitter"));
 });
 afterEach(() => t.close());
 
