@@ -104,7 +104,10 @@ const envSchema = v.object({
 	AS2_TEST_PASSWORD_COST_LOG2: v.optional(
 		v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(10), v.maxValue(14)),
 	),
-	/** The storage adapters refuse the root store inside a transaction (their `checkTransactions`): for tests and debugging. */
+	/**
+	 * The storage adapters refuse the root store inside a transaction (their `checkTransactions`):
+	 * for tests and debugging.
+	 */
 	AS2_CHECK_TRANSACTIONS: flag,
 	LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
 });
