@@ -1,6 +1,7 @@
 import type { As2Store, Environment, Json } from "@as2kit/core/store";
 import { formatInstant } from "./views/instant.ts";
 import { FAN_OUT_JOB } from "./webhooks/job-kinds.ts";
+import { withFields } from "./with-fields.ts";
 
 export interface NewEvent {
 	kind: string;
@@ -24,7 +25,10 @@ export interface NewEvent {
  * instance gets the very next event.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
-	const written = await tx.events.appendNewWithFanOut({ ...event, createdAt: now }, { kind: FAN_OUT_JOB, runAt: now });
+	const written = await tx.events.appendNewWithFanOut(withFields(event, { createdAt: now }), {
+		kind: FAN_OUT_JOB,
+		runAt: now,
+	});
 	return written.id;
 }
 

@@ -17,6 +17,7 @@ import type {
 	SignAlgorithm,
 } from "@as2kit/core/store";
 import { effectiveCompatibility } from "../partners/compatibility-profiles.ts";
+import { withFields } from "../with-fields.ts";
 import type { KeyMaterial } from "./key-material.ts";
 
 const CIPHER: Record<EncryptAlgorithm, ContentEncryptionAlgorithm> = {
@@ -71,7 +72,7 @@ export async function buildOutbound(
 		messageId: message.messageId,
 		date: context.at,
 		transferEncoding: compatibility.transferEncoding,
-		headers: { ...settings.headers, ...message.headers },
+		headers: withFields(settings.headers, message.headers),
 		messageIdDomain: context.domain,
 		...(message.filename ? { filename: message.filename } : {}),
 		...(message.subject ? { subject: message.subject } : {}),

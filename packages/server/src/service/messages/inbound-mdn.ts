@@ -1,4 +1,5 @@
 import { buildMdn, type Disposition, type MdnRequest, type Mic, toDisposition } from "@as2kit/core";
+import { withFields } from "../with-fields.ts";
 import type { Identity } from "./key-material.ts";
 
 export interface MdnReply {
@@ -28,7 +29,7 @@ export function replyMdn(options: {
 	domain: string;
 }): MdnReply {
 	const mdn = buildMdn({
-		original: { ...options.original, ...(options.mic ? { mic: options.mic } : {}) },
+		original: options.mic ? withFields(options.original, { mic: options.mic }) : options.original,
 		disposition: options.disposition,
 		...(options.identity && options.original.mdnRequest.signed
 			? {

@@ -4,6 +4,7 @@ import { recordEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { together } from "../together.ts";
 import { messageEventData } from "../views/message-views.ts";
+import { withFields } from "../with-fields.ts";
 
 type EventKind = keyof typeof messageEventData;
 
@@ -37,7 +38,7 @@ export async function transitionMessage(
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
 	const move = (store: As2Store) =>
-		store.messages.transition(message.id, from, { ...patch, ...clearedError(patch), updatedAt: at });
+		store.messages.transition(message.id, from, withFields(patch, clearedError(patch, at)));
 	const moved = await (events === NO_EVENTS && !also
 		? move(deps.store)
 		: deps.store.transaction(async (tx) => {
@@ -81,9 +82,14 @@ function isSettled(message: MessageRecord): boolean {
 	);
 }
 
-/** A message that went out (or was confirmed) keeps no error of an earlier, failed attempt. */
-function clearedError(patch: MessagePatch): MessagePatch {
-	return patch.status === "sent" || patch.status === "delivered" ? { errorCode: null, errorMessage: null } : {};
+/**
+ * The fields a move adds to its patch: its time, and for a message that went out (or was
+ * confirmed) no error of an earlier, failed attempt.
+ */
+function clearedError(patch: MessagePatch, at: Date): MessagePatch {
+	return patch.status === "sent" || patch.status === "delivered"
+		? { errorCode: null, errorMessage: null, updatedAt: at }
+		: { updatedAt: at };
 }
 
 /**

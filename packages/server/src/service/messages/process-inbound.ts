@@ -10,6 +10,7 @@ import { planOf } from "../plans.ts";
 import { isConflictOn } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { requiresEncrypted, requiresSigned } from "../views/partner-views.ts";
+import { withFields } from "../with-fields.ts";
 import { inboundReceipt } from "./attempts.ts";
 import type { MdnReply } from "./inbound-mdn.ts";
 import type { KeyMaterial } from "./key-material.ts";
@@ -139,7 +140,7 @@ export async function processInbound(
 				...(report.signatureVariant ? { signature_variant: report.signatureVariant } : {}),
 				payload_sha256: blob.sha256,
 				...(inbound.mdnRequest
-					? { mdn_request: { ...inbound.mdnRequest, micAlgorithms: [...inbound.mdnRequest.micAlgorithms] } }
+					? { mdn_request: withFields(inbound.mdnRequest, { micAlgorithms: [...inbound.mdnRequest.micAlgorithms] }) }
 					: {}),
 			},
 			createdAt: at,

@@ -16,6 +16,7 @@ import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { type Plan, planOf, receiveLimits } from "../plans.ts";
 import type { InboundRefusal } from "../telemetry.ts";
+import { withFields } from "../with-fields.ts";
 import { createInboundAdmission } from "./inbound-admission.ts";
 import type { InboundConcurrency } from "./inbound-concurrency.ts";
 import { dispositionFor, type MdnReply, replyMdn } from "./inbound-mdn.ts";
@@ -147,7 +148,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 		}
 		const blobKey = body instanceof Uint8Array ? null : body.blobKey;
 		let keepBlob = false;
-		const logged = request.log ? { ...deps, logger: request.log } : deps;
+		const logged = request.log ? withFields(deps, { logger: request.log }) : deps;
 		try {
 			if (await isMdnRequest(deps, headers, body)) {
 				if (!partner) return text(404, `no partner with the AS2 id ${from}`);
@@ -201,7 +202,11 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 				});
 			// A stored message's MDN is built (and kept as its receipt's response) before it is
 			// stored; a duplicate's or a refusal's after.
-			const outcome = await processInbound(logged, keys, { ...inbound, answer: (mic) => answer(mic, null) });
+			const outcome = await processInbound(
+				logged,
+				keys,
+				withFields(inbound, { answer: (mic: Mic) => answer(mic, null) }),
+			);
 			return outcome.reply ?? (await answer(outcome.mic, outcome.error));
 		} finally {
 			release();

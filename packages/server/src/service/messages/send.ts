@@ -7,6 +7,7 @@ import { effectivePartner } from "../partners/effective-partner.ts";
 import { open } from "../secrets/sealed.ts";
 import { postAs2 } from "../transport/post-as2.ts";
 import { createTargetGuard } from "../transport/target-guard.ts";
+import { withFields } from "../with-fields.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { reportAttempt } from "./attempt-report.ts";
 import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
@@ -95,7 +96,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			deps,
 			found,
 			["queued", "processing"],
-			{ ...starting, ...recordedMics },
+			recordedMics ? withFields(starting, recordedMics) : starting,
 			NO_EVENTS,
 			at,
 		);
@@ -296,7 +297,7 @@ async function attemptMics(details: MessageRecord["details"], built: PackResult)
 	const mic = formatMic(await built.mic());
 	const alternatives = (await built.alternativeMics()).map(formatMic);
 	const mics = [...((details.attempt_mics as string[] | undefined) ?? []), mic, ...alternatives];
-	return { mic, details: { ...details, attempt_mics: mics } };
+	return { mic, details: withFields(details, { attempt_mics: mics }) };
 }
 
 /**
