@@ -3,6 +3,7 @@ import { type As2Store, checkTransactionsByDefault, transactionChecks } from "@a
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { type ActiveEndpointAnswers, forgetOnWrite } from "./active-endpoint-answers.ts";
 import { type BackgroundCheckpointOptions, startBackgroundCheckpoints } from "./background-checkpoints.ts";
 import { createCertificateListCache } from "./certificate-list-cache.ts";
 import { type Exec, SqliteConnection } from "./connection.ts";
@@ -97,17 +98,25 @@ export function createSqliteStore(options: SqliteStoreOptions): As2Store {
 		await connection.settle();
 		client.close();
 	};
-	const transactionStore = storeOver(connection, connection.runInTransaction, null, close);
-	return storeOver(connection, connection.run, transactionStore, close);
+	// The transaction's store remembers its events' endpoint checks for one body (active-endpoint-answers.ts).
+	const answers: ActiveEndpointAnswers = new Map();
+	const transactionStore = storeOver(connection, connection.runInTransaction, null, close, answers);
+	return storeOver(connection, connection.run, { store: transactionStore, answers }, close, null);
 }
 
-/** The store over `exec`; `transactionStore` is null for the store inside a transaction. */
+/**
+ * The store over `exec`; `inner` (the transaction's store and its endpoint answers) is null for
+ * the store inside a transaction, which is given the `answers` its events and endpoints share.
+ */
 function storeOver(
 	connection: SqliteConnection,
 	exec: Exec,
-	transactionStore: As2Store | null,
+	inner: { store: As2Store; answers: ActiveEndpointAnswers } | null,
 	close: () => Promise<void>,
+	answers: ActiveEndpointAnswers | null,
 ): As2Store {
+	const transactionStore = inner?.store ?? null;
+	const webhookEndpointStore = createWebhookEndpointStore(exec);
 	const store: As2Store = {
 		accounts: createAccountStore(exec),
 		users: createUserStore(exec),
@@ -119,8 +128,8 @@ function storeOver(
 		certificates: createCertificateStore(exec, transactionStore ? createCertificateListCache() : null),
 		messages: createMessageStore(exec),
 		messageAttempts: createMessageAttemptStore(exec),
-		events: createEventStore(exec),
-		webhookEndpoints: createWebhookEndpointStore(exec),
+		events: createEventStore(exec, answers),
+		webhookEndpoints: answers ? forgetOnWrite(webhookEndpointStore, answers) : webhookEndpointStore,
 		webhookDeliveries: createWebhookDeliveryStore(exec),
 		epcis: createEpcisStore(exec),
 		idempotency: createIdempotencyStore(exec),
@@ -130,7 +139,14 @@ function storeOver(
 		schedules: createScheduleStore(exec),
 		ids: createIdStore(exec),
 		// A nested transaction joins the open one: its body runs in it, on the transaction's store.
-		transaction: transactionStore ? (fn) => connection.transaction(() => fn(transactionStore)) : (fn) => fn(store),
+		// Each body starts with no endpoint answers: those of the last body are another snapshot's.
+		transaction: inner
+			? (fn) =>
+					connection.transaction(() => {
+						inner.answers.clear();
+						return fn(inner.store);
+					})
+			: (fn) => fn(store),
 		close,
 	};
 	return store;

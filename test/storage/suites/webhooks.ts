@@ -194,6 +194,60 @@ export const webhookTests = {
 		});
 		expect((await store.events.get("evt_000005"))?.data).toEqual({ id: "tnt_000001" });
 	},
+	"webhooks - each event of a transaction sees the endpoints as the transaction has them then": async ({ store }) => {
+		// The SQLite adapter checks once a body and account (active-endpoint-answers.ts): what the
+		// body writes to its endpoints, and what committed before another body, must still count.
+		const fansOut = (tx: As2Store, t: number) =>
+			tx.events
+				.appendNewWithFanOut(
+					{
+						accountId: "acc_000001",
+						tenantId: "tnt_000001",
+						kind: "tenant.updated",
+						data: { id: "tnt_000001" },
+						environment: "live",
+						createdAt: at(t),
+					},
+					{ kind: "webhook.fan_out", runAt: at(t) },
+				)
+				.then((written) => written.fanOut);
+		const inOneTransaction = await store.transaction(async (tx) => {
+			const seen = [await fansOut(tx, 1), await fansOut(tx, 2)];
+			await tx.webhookEndpoints.create(endpoint("wh_000001"));
+			seen.push(await fansOut(tx, 3), await fansOut(tx, 4));
+			await tx.webhookEndpoints.update("tnt_000001", "wh_000001", { active: false, updatedAt: at(5) });
+			seen.push(await fansOut(tx, 5));
+			await tx.webhookEndpoints.update("tnt_000001", "wh_000001", { active: true, updatedAt: at(6) });
+			seen.push(await fansOut(tx, 6));
+			await tx.webhookEndpoints.delete("tnt_000001", "wh_000001");
+			seen.push(await fansOut(tx, 7));
+			return seen;
+		});
+		expect(inOneTransaction).toEqual([false, false, true, true, false, true, false]);
+		await store.webhookEndpoints.create(endpoint("wh_000002"));
+		// A nested transaction is the same transaction: what it writes counts for the outer body.
+		expect(
+			await store.transaction(async (tx) => {
+				const before = await fansOut(tx, 10);
+				await tx.transaction((inner) =>
+					inner.webhookEndpoints.update("tnt_000001", "wh_000002", { active: false, updatedAt: at(10) }),
+				);
+				return [before, await fansOut(tx, 11)];
+			}),
+		).toEqual([true, false]);
+		// Across transactions, each sees what committed before it, whoever wrote it.
+		await store.webhookEndpoints.update("tnt_000001", "wh_000002", { active: true, updatedAt: at(12) });
+		expect(await store.transaction(async (tx) => [await fansOut(tx, 12), await fansOut(tx, 13)])).toEqual([true, true]);
+		await store.webhookEndpoints.update("tnt_000001", "wh_000002", { active: false, updatedAt: at(14) });
+		expect(await store.transaction(async (tx) => [await fansOut(tx, 14), await fansOut(tx, 15)])).toEqual([
+			false,
+			false,
+		]);
+		await store.webhookEndpoints.create(endpoint("wh_000003", { tenantId: "tnt_000002" }));
+		expect(await store.transaction((tx) => fansOut(tx, 16))).toBe(true);
+		const jobs = (await store.jobs.list({ kind: "webhook.fan_out" })).map((job) => job.createdAt.getTime());
+		expect(jobs.sort((a, b) => a - b)).toEqual([3, 4, 6, 10, 12, 13, 16].map((t) => at(t).getTime()));
+	},
 	"webhooks - recordAttempt counts attempts and tracks the failure streak": async ({ store }) => {
 		await store.webhookEndpoints.create(endpoint("wh_000001"));
 		const fail = (t: number, responseTimeMs: number | null) =>
