@@ -4,7 +4,7 @@ import { type TransactionChecks, transactionChecks } from "@as2kit/core/store";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import * as schema from "./schema.ts";
-import { type TextRow, undescribedQuery } from "./undescribed-query.ts";
+import { describedQuery, type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
 
@@ -265,9 +265,7 @@ async function namedQuery<R>(
 		name = `as2kit_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
 		statementNames.set(text, name);
 	}
-	if (decode) return undescribedQuery(client, name, text, values, decode);
-	const result = await client.query({ name, text, values: values as unknown[] });
-	return result.rows as R[];
+	return decode ? undescribedQuery(client, name, text, values, decode) : describedQuery(client, name, text, values);
 }
 
 /** The PostgreSQL error under drizzle's DrizzleQueryError, if any. */

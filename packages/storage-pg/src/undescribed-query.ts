@@ -75,18 +75,39 @@ export function undescribedQuery<R>(
 	values: readonly unknown[],
 	decode: (row: TextRow) => R,
 ): Promise<R[]> {
+	return submitted(on, named(new UndescribedQuery(text, values as unknown[]), name)).then((result) =>
+		(result.rows as unknown as TextRow[]).map(decode),
+	);
+}
+
+/**
+ * Runs the prepared statement `name` (`text`) on `on` as node-postgres does, described, rows as
+ * objects; made here as the undescribed ones are, so neither goes through a config object.
+ */
+export function describedQuery<R>(
+	on: pg.Pool | pg.PoolClient,
+	name: string,
+	text: string,
+	values: readonly unknown[],
+): Promise<R[]> {
+	return submitted(on, named(new pg.Query(text, values as unknown[]), name)).then((result) => result.rows as R[]);
+}
+
+/**
+ * The query made from its text, then named: node-postgres copies a query's config object with
+ * its property descriptors (`cloneQueryConfig`, 1.7 µs a query against 0.07 µs from the text,
+ * median of 7 rounds of 200,000; the heaviest function of the client's own in the sender's
+ * profile), and the name is all the config would add.
+ */
+function named<Q extends pg.Query>(query: Q, name: string): Q {
+	(query as unknown as { name: string }).name = name;
+	return query;
+}
+
+/** Submits `query` on `on` and resolves to its result. */
+function submitted(on: pg.Pool | pg.PoolClient, query: pg.Query): Promise<pg.QueryResult> {
 	return new Promise((resolve, reject) => {
-		const query = new UndescribedQuery({ name, text, values: values as unknown[] });
-		const done = (error: Error | null, result?: { rows: TextRow[] }) => {
-			if (error) reject(error);
-			else {
-				try {
-					resolve(result!.rows.map(decode));
-				} catch (decodeError) {
-					reject(decodeError);
-				}
-			}
-		};
+		const done = (error: Error | null, result?: pg.QueryResult) => (error ? reject(error) : resolve(result!));
 		(on.query as (query: unknown, values: undefined, callback: typeof done) => void).call(on, query, undefined, done);
 	});
 }
