@@ -109,13 +109,17 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		const { session, key } = await register("Limited");
 		const downgraded = await instances[0]!.call("PATCH", "/v1/account", { token: session, body: { plan: "free" } });
 		expect(downgraded.status).toBe(200);
-		// Free: a burst of 20, refilled at 100 per minute. One request after another, round robin.
+		// Free: a burst of 20, refilled at 100 per minute. One request after another, round robin,
+		// until every instance has refused one: at least 45 requests, at most 300. A fixed 45 left an
+		// instance without a 429 when a loaded machine (load 23) took long enough to refill them.
 		const statuses: number[][] = [[], [], []];
 		const started = Date.now();
-		for (let i = 0; i < 45; i++) {
+		for (let i = 0; i < 300 && (i < 45 || !statuses.every((own) => own.includes(429))); i++) {
 			const r = await instances[i % 3]!.call("GET", "/v1/tenants", { token: key });
 			statuses[i % 3]!.push(r.status);
 		}
+		// One budget: what all instances allowed together is the burst and its refill over the run,
+		// where budgets of their own would allow three bursts.
 		const refilled = Math.floor(((Date.now() - started) / 60_000) * 100);
 		const allowed = statuses.flat().filter((s) => s === 200).length;
 		expect(allowed).toBeGreaterThanOrEqual(20);
@@ -338,14 +342,19 @@ describe.skipIf(pgUrl() === null)("several instances on one PostgreSQL", () => {
 		const stored = await storedMessageIds(receiver, sent.length);
 		for (const m of sent) expect(stored.get(m.message_id), m.message_id).toBe(1);
 
-		// No Message-ID was ever in flight twice; only jobs the victim held were sent again.
+		// No Message-ID was ever in flight twice. Only jobs the victim held were sent again after an
+		// attempt the receiver accepted; an attempt answered with an error (or cut off) is retried
+		// with the same Message-ID, as RFC 4130 §5.3.3 has it, which a loaded machine can cause.
 		expect(overlappingAttempts(relay.transmissions)).toEqual([]);
-		const attempts = new Map<string, number>();
-		for (const t of relay.transmissions) attempts.set(t.messageId, (attempts.get(t.messageId) ?? 0) + 1);
+		const attempts = new Map<string, number[]>();
+		for (const t of relay.transmissions) attempts.set(t.messageId, [...(attempts.get(t.messageId) ?? []), t.status]);
 		const asIds = new Map(sent.map((m) => [m.id, m.message_id]));
 		const heldMessageIds = new Set(killedHeld!.map((id) => asIds.get(id)));
-		const resent = [...attempts].filter(([id, n]) => n > 1 && !heldMessageIds.has(id));
-		expect(resent).toEqual([]);
+		const accepted2xx = (status: number) => status >= 200 && status < 300;
+		const resent = [...attempts].filter(
+			([id, statuses]) => !heldMessageIds.has(id) && statuses.slice(0, -1).some(accepted2xx),
+		);
+		expect(resent, "Message-IDs sent again after an accepted attempt, with each attempt's status").toEqual([]);
 		// The victim's leased jobs were finished by the others after the lease.
 		const leftovers = await sql.query("select count(*)::int as n from jobs where locked_by like $1", [
 			`%:${victim.child.pid}:%`,
