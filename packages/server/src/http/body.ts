@@ -38,7 +38,7 @@ export interface BodyOptions<S extends v.GenericSchema> {
 
 /**
  * Reads the request body as JSON, a URL-encoded form or a multipart form (interface spec,
- * Transport), validates it with `schema`, then `check`, and puts the result in `c.var.body`.
+ * Transport), validates it with `schema`, then `check`, and puts the result in `c.get("body")`.
  * Malformed JSON is 400 INVALID_JSON; another media type 415; more than `maxBytes` 413; failed
  * checks one 422 naming every field at fault.
  */

@@ -46,16 +46,16 @@ export function setRateLimitHeaders(c: Context, limits: { limit: number; remaini
 
 function toKnownError(error: unknown, c: Context<AppEnv>): As2Error {
 	if (isAs2Error(error)) {
-		if (error.status >= 500) c.var.log?.error({ err: error }, "request failed");
+		if (error.status >= 500) c.get("log")?.error({ err: error }, "request failed");
 		return error;
 	}
 	if (error instanceof HTTPException && error.status < 500) {
 		if (error.status === 413) return new As2Error("REQUEST_TOO_LARGE", "the request body is too large");
 		return new As2Error(error.status === 404 ? "NOT_FOUND" : "VALIDATION_FAILED", error.message || "bad request");
 	}
-	c.var.log?.error({ err: error }, "unexpected error");
+	c.get("log")?.error({ err: error }, "unexpected error");
 	return new As2Error("INTERNAL_ERROR", "internal server error", {
-		details: { request_id: c.var.requestId },
+		details: { request_id: c.get("requestId") },
 	});
 }
 

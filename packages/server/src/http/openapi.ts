@@ -166,9 +166,10 @@ export function doc(spec: RouteDoc): MiddlewareHandler<AppEnv> {
 	});
 	const rule = spec.access;
 	if (!rule || (rule.permission === null && rule.reach === "tenant")) return described;
-	const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
-		authorize(c.var.principal, rule);
-		await next();
+	// Not async: it only checks, then hands on `next()`'s own promise (context.ts, on promises).
+	const guard: MiddlewareHandler<AppEnv> = (c, next) => {
+		authorize(c.get("principal"), rule);
+		return next();
 	};
 	return Object.assign(guard, { [uniqueSymbol]: described[uniqueSymbol as keyof typeof described] });
 }

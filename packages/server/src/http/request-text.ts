@@ -59,7 +59,8 @@ export function refuseBadText(value: unknown, except?: ReadonlySet<string>): voi
  * naming each parameter that holds one. (Bytes that are not UTF-8 decode to U+FFFD.)
  */
 export function refuseNulInUrl(): MiddlewareHandler {
-	return async (c, next) => {
+	// Not async: it only checks, then hands on `next()`'s own promise (context.ts, on promises).
+	return (c, next) => {
 		const url = c.req.url;
 		if (url.includes("%00")) {
 			const { pathname, searchParams } = new URL(url);
@@ -71,6 +72,6 @@ export function refuseNulInUrl(): MiddlewareHandler {
 				);
 			}
 		}
-		await next();
+		return next();
 	};
 }

@@ -12,14 +12,14 @@ export interface AuthenticateOptions {
 }
 
 /**
- * `Authorization: Bearer <API key or session token>` and `X-Tenant-ID` → `c.var.principal`.
+ * `Authorization: Bearer <API key or session token>` and `X-Tenant-ID` → `c.get("principal")`.
  * Then the account's rate limits (decisions.md): a 429 carries Retry-After, and every
  * response the X-RateLimit-* headers. Requests without a valid credential are limited by
  * client address on the Free plan's budget, so guessing keys is slow.
  */
 export function authenticate(options: AuthenticateOptions): MiddlewareHandler<AppEnv> {
 	return async (c, next) => {
-		const service = c.var.service;
+		const service = c.get("service");
 		const header = c.req.header("authorization") ?? "";
 		const credential = bearerCredential(header);
 		let principal: AppEnv["Variables"]["principal"];

@@ -11,7 +11,8 @@ const JSON_ACCEPTING = /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|
  * multipart forms).
  */
 export function negotiate(options: { anyAccept?: (path: string) => boolean } = {}): MiddlewareHandler {
-	return async (c, next) => {
+	// Not async: it only checks, then hands on `next()`'s own promise (context.ts, on promises).
+	return (c, next) => {
 		const accept = c.req.header("accept");
 		if (accept && !JSON_ACCEPTING.test(accept) && !options.anyAccept?.(c.req.path)) {
 			throw new As2Error("NOT_ACCEPTABLE", "this endpoint answers application/json");
@@ -25,7 +26,7 @@ export function negotiate(options: { anyAccept?: (path: string) => boolean } = {
 				type === "multipart/form-data";
 			if (!readable) throw unsupportedMediaType(type);
 		}
-		await next();
+		return next();
 	};
 }
 

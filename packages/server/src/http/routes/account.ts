@@ -25,9 +25,9 @@ export function accountRoutes() {
 				responses: { 200: { description: "the account", schema: dataEnvelope(accountDetailSchema) } },
 			}),
 			async (c) => {
-				const account = await c.var.service.accounts.get(c.var.principal);
+				const account = await c.get("service").accounts.get(c.get("principal"));
 				return c.json({
-					data: accountDetailView(account, planOf(account.plan, c.var.service.deps.config.enterpriseLimits)),
+					data: accountDetailView(account, planOf(account.plan, c.get("service").deps.config.enterpriseLimits)),
 				});
 			},
 		)
@@ -41,7 +41,7 @@ export function accountRoutes() {
 					"Counted per account and calendar month (UTC): live messages sent and received signed, toward the plan's monthly allowance (`limit` null: unlimited), their bytes, and unsigned messages received (not counted toward it). `storage` is what the account keeps — message payloads, and wire captures within the plan's retention — measured every 15 minutes.",
 				responses: { 200: { description: "the usage", schema: dataEnvelope(accountUsageSchema) } },
 			}),
-			async (c) => c.json({ data: accountUsageView(await c.var.service.accounts.usage(c.var.principal)) }),
+			async (c) => c.json({ data: accountUsageView(await c.get("service").accounts.usage(c.get("principal"))) }),
 		)
 		.patch(
 			"/",
@@ -56,10 +56,10 @@ export function accountRoutes() {
 			}),
 			body(patchSchema),
 			async (c) => {
-				const account = await c.var.service.accounts.update(c.var.principal, c.var.body);
+				const account = await c.get("service").accounts.update(c.get("principal"), c.get("body"));
 				return c.json({
 					message: "Account updated",
-					data: accountDetailView(account, planOf(account.plan, c.var.service.deps.config.enterpriseLimits)),
+					data: accountDetailView(account, planOf(account.plan, c.get("service").deps.config.enterpriseLimits)),
 				});
 			},
 		);

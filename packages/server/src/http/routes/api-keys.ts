@@ -58,11 +58,13 @@ export function apiKeyRoutes() {
 			}),
 			body(createSchema, {
 				authorize: (c, raw) =>
-					c.var.service.apiKeys.authorizeCreate(c.var.principal, typeof raw === "object" && raw !== null ? raw : {}),
-				check: (c, input, failed) => c.var.service.apiKeys.checkInput(c.var.principal, toKeyInput(input), failed),
+					c
+						.get("service")
+						.apiKeys.authorizeCreate(c.get("principal"), typeof raw === "object" && raw !== null ? raw : {}),
+				check: (c, input, failed) => c.get("service").apiKeys.checkInput(c.get("principal"), toKeyInput(input), failed),
 			}),
 			async (c) => {
-				const { record, key } = await c.var.service.apiKeys.create(c.var.principal, toKeyInput(c.var.body));
+				const { record, key } = await c.get("service").apiKeys.create(c.get("principal"), toKeyInput(c.get("body")));
 				return c.json({ message: "API key created", data: createdApiKeyView(record, key) }, 201);
 			},
 		)
@@ -79,7 +81,7 @@ export function apiKeyRoutes() {
 			query(v.object(pageQueryEntries)),
 			async (c) => {
 				const request = c.req.valid("query");
-				const page = await c.var.service.apiKeys.list(c.var.principal, toPageRequest(request));
+				const page = await c.get("service").apiKeys.list(c.get("principal"), toPageRequest(request));
 				return c.json(listBody(page, request, apiKeyView));
 			},
 		)
@@ -100,7 +102,7 @@ export function apiKeyRoutes() {
 				errors: { 404: "no such key (NOT_FOUND)" },
 			}),
 			async (c) => {
-				const key = await c.var.service.apiKeys.revoke(c.var.principal, c.req.param("key_id"));
+				const key = await c.get("service").apiKeys.revoke(c.get("principal"), c.req.param("key_id"));
 				return c.json({ message: "API key revoked", data: { id: key.id, revoked_at: formatInstant(key.revokedAt!) } });
 			},
 		);

@@ -15,7 +15,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 	const handler = async (c: Context<AppEnv>) => {
 		const length = c.req.header("content-length");
 		const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-		const response = await c.var.service.messages.receive({
+		const response = await c.get("service").messages.receive({
 			headers: incoming ? requestHeaderPairs(incoming) : [...c.req.raw.headers],
 			// On @hono/node-server, the Node request itself: `Request.body` would wrap it in a web
 			// stream, a web Request and an AbortSignal first (body.ts). Read so that stopping early
@@ -25,7 +25,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			body: incoming ? incoming.iterator({ destroyOnReturn: false }) : c.req.raw.body,
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
-			log: c.var.log,
+			log: c.get("log"),
 		});
 		const body = response.body.byteLength > 0 ? (response.body as Uint8Array<ArrayBuffer>) : null;
 		return new Response(body, {

@@ -40,7 +40,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 	const signedIn = authenticate({ ...options, rateLimit: false });
 	/** Registration and login are limited per client address, on the Free plan's budget. */
 	const perAddress = (): import("hono").MiddlewareHandler<AppEnv> => async (c, next) => {
-		const admission = await c.var.service.admit(`auth:${options.clientIp(c)}`, "free");
+		const admission = await c.get("service").admit(`auth:${options.clientIp(c)}`, "free");
 		await admission.release();
 		await next();
 	};
@@ -68,14 +68,13 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			perAddress(),
 			body(registerSchema, {
 				check: (c, input, failed) =>
-					c.var.service.auth.checkRegistration(
-						{ email: input.email, registrationCode: input.registration_code },
-						failed,
-					),
+					c
+						.get("service")
+						.auth.checkRegistration({ email: input.email, registrationCode: input.registration_code }, failed),
 			}),
 			async (c) => {
-				const input = c.var.body;
-				const { user, tenant, account, token } = await c.var.service.auth.register({
+				const input = c.get("body");
+				const { user, tenant, account, token } = await c.get("service").auth.register({
 					name: input.name,
 					email: input.email,
 					password: input.password,
@@ -110,7 +109,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			perAddress(),
 			body(loginSchema),
 			async (c) => {
-				const { user, token } = await c.var.service.auth.login(c.var.body.email, c.var.body.password);
+				const { user, token } = await c.get("service").auth.login(c.get("body").email, c.get("body").password);
 				return c.json({ message: "Login successful", user: userView(user), token });
 			},
 		)
@@ -129,7 +128,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			}),
 			signedIn,
 			async (c) => {
-				const { user, tenants } = await c.var.service.auth.me(c.var.principal);
+				const { user, tenants } = await c.get("service").auth.me(c.get("principal"));
 				return c.json({
 					user: user ? userView(user) : null,
 					tenants: tenants.map(({ tenant, role, account }) => memberTenantView(tenant, role, account)),
@@ -147,7 +146,7 @@ export function authRoutes(options: Pick<AuthenticateOptions, "clientIp">) {
 			}),
 			signedIn,
 			async (c) => {
-				await c.var.service.auth.logout(c.var.principal);
+				await c.get("service").auth.logout(c.get("principal"));
 				return c.json({ message: "Logged out" });
 			},
 		);

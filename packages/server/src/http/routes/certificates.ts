@@ -62,8 +62,8 @@ export function certificateRoutes() {
 			query(listQuery),
 			async (c) => {
 				const q = c.req.valid("query");
-				const page = await c.var.service.certificates.list(
-					c.var.principal,
+				const page = await c.get("service").certificates.list(
+					c.get("principal"),
 					{
 						...(q.partner_id ? { partnerId: q.partner_id } : {}),
 						...(q.type ? { type: q.type } : {}),
@@ -99,17 +99,17 @@ export function certificateRoutes() {
 						type === "partner" && typeof partner_id === "string" && textProblem(partner_id) === null
 							? partner_id
 							: undefined;
-					return c.var.service.certificates.authorizeUpload(c.var.principal, partnerId);
+					return c.get("service").certificates.authorizeUpload(c.get("principal"), partnerId);
 				},
-				check: async (c, input, failed) => c.var.service.certificates.checkUpload(await uploadOf(input), failed),
+				check: async (c, input, failed) => c.get("service").certificates.checkUpload(await uploadOf(input), failed),
 			}),
 			async (c) => {
-				const upload = await uploadOf(c.var.body);
-				const certificate = await c.var.service.certificates.upload(c.var.principal, {
+				const upload = await uploadOf(c.get("body"));
+				const certificate = await c.get("service").certificates.upload(c.get("principal"), {
 					...upload,
-					name: c.var.body.name,
-					type: c.var.body.type,
-					usage: c.var.body.usage,
+					name: c.get("body").name,
+					type: c.get("body").type,
+					usage: c.get("body").usage,
 				});
 				return c.json({ message: "Certificate uploaded", data: certificateView(certificate) }, 201);
 			},
@@ -125,7 +125,7 @@ export function certificateRoutes() {
 			}),
 			async (c) =>
 				c.json({
-					data: certificateView(await c.var.service.certificates.get(c.var.principal, c.req.param("cert_id"))),
+					data: certificateView(await c.get("service").certificates.get(c.get("principal"), c.req.param("cert_id"))),
 				}),
 		)
 		.delete(
@@ -143,7 +143,9 @@ export function certificateRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { id, deletedAt } = await c.var.service.certificates.delete(c.var.principal, c.req.param("cert_id"));
+				const { id, deletedAt } = await c
+					.get("service")
+					.certificates.delete(c.get("principal"), c.req.param("cert_id"));
 				return c.json({ message: "Certificate deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
 			},
 		)
@@ -157,7 +159,7 @@ export function certificateRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const certificate = await c.var.service.certificates.activate(c.var.principal, c.req.param("cert_id"));
+				const certificate = await c.get("service").certificates.activate(c.get("principal"), c.req.param("cert_id"));
 				return c.json({ message: "Certificate activated", data: certificateView(certificate) });
 			},
 		)
@@ -171,7 +173,7 @@ export function certificateRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const certificate = await c.var.service.certificates.deactivate(c.var.principal, c.req.param("cert_id"));
+				const certificate = await c.get("service").certificates.deactivate(c.get("principal"), c.req.param("cert_id"));
 				return c.json({ message: "Certificate deactivated", data: certificateView(certificate) });
 			},
 		);

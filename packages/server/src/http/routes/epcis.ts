@@ -103,12 +103,12 @@ export function epcisRoutes() {
 				},
 			}),
 			async (c) => {
-				const principal = c.var.principal;
-				const epcis = c.var.service.epcis;
+				const principal = c.get("principal");
+				const epcis = c.get("service").epcis;
 				requirePermission(principal, "messages:read");
 				let result: EpcisValidationResult;
 				if (mediaType(c.req.header("content-type")) === "multipart/form-data") {
-					const maxBytes = planOf(principal.plan, c.var.service.deps.config.enterpriseLimits).maxPayloadBytes;
+					const maxBytes = planOf(principal.plan, c.get("service").deps.config.enterpriseLimits).maxPayloadBytes;
 					let early: EpcisRule[] | undefined;
 					const form = await readEpcisForm(c.req.raw, {
 						maxBytes,
@@ -130,7 +130,7 @@ export function epcisRoutes() {
 					const rules = epcis.rules(principal, ruleNames(input.validation_rules));
 					result = await epcis.validate(principal, input.document, rules);
 				}
-				c.var.service.deps.telemetry.epcisValidation(result.valid ? "valid" : "invalid");
+				c.get("service").deps.telemetry.epcisValidation(result.valid ? "valid" : "invalid");
 				return c.json(epcisValidationView(result));
 			},
 		)
@@ -150,9 +150,9 @@ export function epcisRoutes() {
 			body(querySchema),
 			async (c) => {
 				const request = c.req.valid("query");
-				const page = await c.var.service.epcis.query(c.var.principal, {
-					queryType: c.var.body.query_type,
-					parameters: c.var.body.parameters,
+				const page = await c.get("service").epcis.query(c.get("principal"), {
+					queryType: c.get("body").query_type,
+					parameters: c.get("body").parameters,
 					page: toPageRequest(request),
 				});
 				return c.json(listBody(page, request, epcisEventView));

@@ -33,12 +33,14 @@ export function masterPartnerRoutes() {
 			query(listQuery),
 			async (c) => {
 				const q = c.req.valid("query");
-				const page = await c.var.service.masterPartners.list(
-					c.var.principal,
-					c.req.param("account_id"),
-					{ ...(q.search ? { search: q.search } : {}), ...(q.active !== undefined ? { active: q.active } : {}) },
-					toPageRequest(q),
-				);
+				const page = await c
+					.get("service")
+					.masterPartners.list(
+						c.get("principal"),
+						c.req.param("account_id"),
+						{ ...(q.search ? { search: q.search } : {}), ...(q.active !== undefined ? { active: q.active } : {}) },
+						toPageRequest(q),
+					);
 				return c.json(
 					listBody(page, q, (p) => ({ ...partnerView(p), type: "inherited" as const, master_partner_id: p.record.id })),
 				);
@@ -59,13 +61,13 @@ export function masterPartnerRoutes() {
 				},
 				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
 			}),
-			body(partnerCreateSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
+			body(partnerCreateSchema, { check: (c, input) => c.get("service").partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
-				const partner = await c.var.service.masterPartners.create(c.var.principal, c.req.param("account_id"), {
-					...toPartnerInput(c.var.body),
-					name: c.var.body.name,
-					as2Id: c.var.body.as2_id,
-					url: c.var.body.url,
+				const partner = await c.get("service").masterPartners.create(c.get("principal"), c.req.param("account_id"), {
+					...toPartnerInput(c.get("body")),
+					name: c.get("body").name,
+					as2Id: c.get("body").as2_id,
+					url: c.get("body").url,
 				});
 				return c.json(
 					{
@@ -86,11 +88,9 @@ export function masterPartnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { partner, certificates } = await c.var.service.masterPartners.get(
-					c.var.principal,
-					c.req.param("account_id"),
-					c.req.param("partner_id"),
-				);
+				const { partner, certificates } = await c
+					.get("service")
+					.masterPartners.get(c.get("principal"), c.req.param("account_id"), c.req.param("partner_id"));
 				return c.json({
 					data: {
 						...partnerView(partner),
@@ -115,14 +115,16 @@ export function masterPartnerRoutes() {
 				},
 				errors: notFound,
 			}),
-			body(partnerPatchSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
+			body(partnerPatchSchema, { check: (c, input) => c.get("service").partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
-				const partner = await c.var.service.masterPartners.update(
-					c.var.principal,
-					c.req.param("account_id"),
-					c.req.param("partner_id"),
-					toPartnerInput(c.var.body),
-				);
+				const partner = await c
+					.get("service")
+					.masterPartners.update(
+						c.get("principal"),
+						c.req.param("account_id"),
+						c.req.param("partner_id"),
+						toPartnerInput(c.get("body")),
+					);
 				return c.json({
 					message: "Master partner updated",
 					data: { ...partnerView(partner), master_partner_id: partner.record.id },
@@ -144,11 +146,9 @@ export function masterPartnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { id, deletedAt } = await c.var.service.masterPartners.delete(
-					c.var.principal,
-					c.req.param("account_id"),
-					c.req.param("partner_id"),
-				);
+				const { id, deletedAt } = await c
+					.get("service")
+					.masterPartners.delete(c.get("principal"), c.req.param("account_id"), c.req.param("partner_id"));
 				return c.json({ message: "Master partner deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
 			},
 		);

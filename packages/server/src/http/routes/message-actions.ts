@@ -27,7 +27,7 @@ export function messageActionRoutes() {
 			}),
 			idempotent(),
 			async (c) => {
-				const message = await c.var.service.messages.actions.retry(c.var.principal, c.req.param("message_id"));
+				const message = await c.get("service").messages.actions.retry(c.get("principal"), c.req.param("message_id"));
 				return c.json({ message: "Message will be attempted now", data: messageView(message) });
 			},
 		)
@@ -45,7 +45,7 @@ export function messageActionRoutes() {
 			}),
 			idempotent(),
 			async (c) => {
-				const message = await c.var.service.messages.actions.cancel(c.var.principal, c.req.param("message_id"));
+				const message = await c.get("service").messages.actions.cancel(c.get("principal"), c.req.param("message_id"));
 				return c.json({ message: "Message cancelled", data: messageView(message) });
 			},
 		)
@@ -63,7 +63,7 @@ export function messageActionRoutes() {
 			}),
 			idempotent(),
 			async (c) => {
-				const message = await c.var.service.messages.actions.resend(c.var.principal, c.req.param("message_id"));
+				const message = await c.get("service").messages.actions.resend(c.get("principal"), c.req.param("message_id"));
 				return c.json({ message: "Message queued", data: messageView(message) }, 202);
 			},
 		);

@@ -45,10 +45,9 @@ export function messageAttemptRoutes() {
 			errors: { 404: "no such message for this tenant (NOT_FOUND)" },
 		}),
 		async (c) => {
-			const { message, attempts } = await c.var.service.messageAttempts.list(
-				c.var.principal,
-				c.req.param("message_id"),
-			);
+			const { message, attempts } = await c
+				.get("service")
+				.messageAttempts.list(c.get("principal"), c.req.param("message_id"));
 			return c.json({ data: attempts.map((a) => attemptView(message.id, a)) });
 		},
 	);
@@ -81,7 +80,7 @@ export function messageAttemptRoutes() {
 				const number = c.req.param("number");
 				// Not a number: no such attempt (404), as for a number that was never used.
 				if (!/^[1-9]\d{0,8}$/.test(number)) throw notFound(`attempt ${number} of message ${id}`);
-				const download = await c.var.service.messageAttempts.wire(c.var.principal, id, Number(number), side);
+				const download = await c.get("service").messageAttempts.wire(c.get("principal"), id, Number(number), side);
 				const part = c.req.valid("query").part ?? "all";
 				const head = new TextEncoder().encode(download.head);
 				const bytes =

@@ -128,7 +128,7 @@ export function messageReadRoutes() {
 				if (q.from_date && q.to_date && q.to_date <= q.from_date) {
 					throw fieldError("to_date", "must be later than from_date");
 				}
-				const page = await c.var.service.messageReads.list(c.var.principal, toFilter(q), toPageRequest(q));
+				const page = await c.get("service").messageReads.list(c.get("principal"), toFilter(q), toPageRequest(q));
 				const body = listBody(page, q, messageView);
 				return c.json({ ...body, pagination: { ...body.pagination, total_exact: page.totalExact !== false } });
 			},
@@ -143,7 +143,7 @@ export function messageReadRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const message = await c.var.service.messageReads.get(c.var.principal, c.req.param("message_id"));
+				const message = await c.get("service").messageReads.get(c.get("principal"), c.req.param("message_id"));
 				return c.json({ data: messageDetailView(message) });
 			},
 		)
@@ -159,7 +159,7 @@ export function messageReadRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const events = await c.var.service.messageReads.timeline(c.var.principal, c.req.param("message_id"));
+				const events = await c.get("service").messageReads.timeline(c.get("principal"), c.req.param("message_id"));
 				return c.json({ data: events.map(timelineEntry) });
 			},
 		)
@@ -195,7 +195,7 @@ export function messageReadRoutes() {
 				},
 			}),
 			async (c) => {
-				const download = await c.var.service.messageReads.payload(c.var.principal, c.req.param("message_id"));
+				const download = await c.get("service").messageReads.payload(c.get("principal"), c.req.param("message_id"));
 				const { message } = download;
 				const headers = {
 					"Content-Type": payloadContentType(message.contentType),

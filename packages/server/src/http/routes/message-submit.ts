@@ -149,8 +149,8 @@ export function messageSubmitRoutes() {
 		}),
 		idempotent(),
 		async (c) => {
-			const service = c.var.service;
-			const principal = c.var.principal;
+			const service = c.get("service");
+			const principal = c.get("principal");
 			let input: SubmitInput;
 			if (mediaType(c.req.header("content-type")) === "multipart/form-data") {
 				const max = planOf(principal.plan, service.deps.config.enterpriseLimits).maxPayloadBytes;

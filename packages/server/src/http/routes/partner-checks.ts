@@ -87,7 +87,7 @@ export function partnerCheckRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const result = await c.var.service.partnerChecks.validate(c.var.principal, c.req.param("partner_id"));
+				const result = await c.get("service").partnerChecks.validate(c.get("principal"), c.req.param("partner_id"));
 				return c.json({
 					valid: result.valid,
 					checks: result.checks,
@@ -114,11 +114,9 @@ export function partnerCheckRoutes() {
 			}),
 			body(testBodySchema),
 			async (c) => {
-				const result = await c.var.service.partnerChecks.test(
-					c.var.principal,
-					c.req.param("partner_id"),
-					c.var.body.test_type,
-				);
+				const result = await c
+					.get("service")
+					.partnerChecks.test(c.get("principal"), c.req.param("partner_id"), c.get("body").test_type);
 				return c.json(testResponse(result));
 			},
 		);

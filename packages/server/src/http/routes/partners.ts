@@ -70,8 +70,8 @@ export function partnerRoutes() {
 			query(listQuery),
 			async (c) => {
 				const q = c.req.valid("query");
-				const page = await c.var.service.partners.list(
-					c.var.principal,
+				const page = await c.get("service").partners.list(
+					c.get("principal"),
 					{
 						...(q.search ? { search: q.search } : {}),
 						...(q.active !== undefined ? { active: q.active } : {}),
@@ -96,14 +96,14 @@ export function partnerRoutes() {
 				errors: { 402: "the plan's partner limit is reached (PARTNER_LIMIT_EXCEEDED)" },
 			}),
 			idempotent(),
-			body(partnerCreateSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
+			body(partnerCreateSchema, { check: (c, input) => c.get("service").partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
-				const input = toPartnerInput(c.var.body);
-				const partner = await c.var.service.partners.create(c.var.principal, {
+				const input = toPartnerInput(c.get("body"));
+				const partner = await c.get("service").partners.create(c.get("principal"), {
 					...input,
-					name: c.var.body.name,
-					as2Id: c.var.body.as2_id,
-					url: c.var.body.url,
+					name: c.get("body").name,
+					as2Id: c.get("body").as2_id,
+					url: c.get("body").url,
 				});
 				return c.json({ message: "Partner created", data: partnerView(partner) }, 201);
 			},
@@ -118,10 +118,9 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { partner, certificates, stats } = await c.var.service.partners.get(
-					c.var.principal,
-					c.req.param("partner_id"),
-				);
+				const { partner, certificates, stats } = await c
+					.get("service")
+					.partners.get(c.get("principal"), c.req.param("partner_id"));
 				return c.json({ data: partnerDetailView(partner, certificates, stats) });
 			},
 		)
@@ -139,13 +138,11 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			idempotent(),
-			body(partnerPatchSchema, { check: (c, input) => c.var.service.partners.checkInput(toPartnerInput(input)) }),
+			body(partnerPatchSchema, { check: (c, input) => c.get("service").partners.checkInput(toPartnerInput(input)) }),
 			async (c) => {
-				const partner = await c.var.service.partners.update(
-					c.var.principal,
-					c.req.param("partner_id"),
-					toPartnerInput(c.var.body),
-				);
+				const partner = await c
+					.get("service")
+					.partners.update(c.get("principal"), c.req.param("partner_id"), toPartnerInput(c.get("body")));
 				return c.json({
 					message: "Partner updated",
 					data: {
@@ -170,7 +167,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { id, deletedAt } = await c.var.service.partners.delete(c.var.principal, c.req.param("partner_id"));
+				const { id, deletedAt } = await c.get("service").partners.delete(c.get("principal"), c.req.param("partner_id"));
 				return c.json({ message: "Partner deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
 			},
 		)
@@ -189,7 +186,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const partner = await c.var.service.partners.setActive(c.var.principal, c.req.param("partner_id"), true);
+				const partner = await c.get("service").partners.setActive(c.get("principal"), c.req.param("partner_id"), true);
 				return c.json({
 					message: "Partner activated",
 					data: { id: partner.record.id, active: true, activated_at: formatInstant(partner.record.updatedAt) },
@@ -211,7 +208,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const partner = await c.var.service.partners.setActive(c.var.principal, c.req.param("partner_id"), false);
+				const partner = await c.get("service").partners.setActive(c.get("principal"), c.req.param("partner_id"), false);
 				return c.json({
 					message: "Partner deactivated",
 					data: {
@@ -236,11 +233,9 @@ export function partnerRoutes() {
 			}),
 			query(statsQuery),
 			async (c) => {
-				const { partner, stats } = await c.var.service.partners.stats(
-					c.var.principal,
-					c.req.param("partner_id"),
-					c.req.valid("query").period,
-				);
+				const { partner, stats } = await c
+					.get("service")
+					.partners.stats(c.get("principal"), c.req.param("partner_id"), c.req.valid("query").period);
 				return c.json({ data: partnerStatsView(partner, stats) });
 			},
 		)
@@ -256,10 +251,9 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { partner, certificates, stats } = await c.var.service.partners.get(
-					c.var.principal,
-					c.req.param("partner_id"),
-				);
+				const { partner, certificates, stats } = await c
+					.get("service")
+					.partners.get(c.get("principal"), c.req.param("partner_id"));
 				return c.json({ data: configurationView(partner, certificates, stats) });
 			},
 		)
@@ -273,7 +267,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const partner = await c.var.service.partners.getOverrides(c.var.principal, c.req.param("partner_id"));
+				const partner = await c.get("service").partners.getOverrides(c.get("principal"), c.req.param("partner_id"));
 				return c.json({
 					data: {
 						partner_id: partner.record.id,
@@ -294,7 +288,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const partner = await c.var.service.partners.deleteOverrides(c.var.principal, c.req.param("partner_id"));
+				const partner = await c.get("service").partners.deleteOverrides(c.get("principal"), c.req.param("partner_id"));
 				return c.json({ message: "Overrides removed", data: partnerView(partner) });
 			},
 		)
@@ -308,7 +302,7 @@ export function partnerRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { certificates } = await c.var.service.partners.get(c.var.principal, c.req.param("partner_id"));
+				const { certificates } = await c.get("service").partners.get(c.get("principal"), c.req.param("partner_id"));
 				return c.json({ data: certificates.map(certificateView) });
 			},
 		)
@@ -325,9 +319,9 @@ export function partnerRoutes() {
 				errors: { ...notFound, 402: "the plan's certificate limit is reached (CERTIFICATE_LIMIT_EXCEEDED)" },
 			}),
 			body(uploadSchema, {
-				authorize: (c) => c.var.service.certificates.authorizeUpload(c.var.principal, c.req.param("partner_id")),
+				authorize: (c) => c.get("service").certificates.authorizeUpload(c.get("principal"), c.req.param("partner_id")),
 				check: async (c, input, failed) =>
-					c.var.service.certificates.checkUpload(
+					c.get("service").certificates.checkUpload(
 						{
 							type: "partner",
 							partnerId: c.req.param("partner_id"),
@@ -337,12 +331,12 @@ export function partnerRoutes() {
 					),
 			}),
 			async (c) => {
-				const certificate = await c.var.service.certificates.upload(c.var.principal, {
-					name: c.var.body.name,
-					usage: c.var.body.usage,
+				const certificate = await c.get("service").certificates.upload(c.get("principal"), {
+					name: c.get("body").name,
+					usage: c.get("body").usage,
 					type: "partner",
 					partnerId: c.req.param("partner_id"),
-					certificate: await bytesOf(c.var.body.certificate, { base64: true }),
+					certificate: await bytesOf(c.get("body").certificate, { base64: true }),
 				});
 				return c.json({ message: "Certificate uploaded", data: certificateView(certificate) }, 201);
 			},

@@ -27,7 +27,7 @@ export function tenantRoutes() {
 			query(v.object(pageQueryEntries)),
 			async (c) => {
 				const request = c.req.valid("query");
-				const page = await c.var.service.tenants.list(c.var.principal, toPageRequest(request));
+				const page = await c.get("service").tenants.list(c.get("principal"), toPageRequest(request));
 				return c.json(listBody(page, request, tenantView));
 			},
 		)
@@ -42,11 +42,11 @@ export function tenantRoutes() {
 				body: createSchema,
 				responses: { 201: { description: "created; emits tenant.created", schema: messageEnvelope(tenantSchema) } },
 			}),
-			body(createSchema, { check: (c, input) => c.var.service.tenants.checkInput({ as2Id: input.as2_id }) }),
+			body(createSchema, { check: (c, input) => c.get("service").tenants.checkInput({ as2Id: input.as2_id }) }),
 			async (c) => {
-				const tenant = await c.var.service.tenants.create(c.var.principal, {
-					name: c.var.body.name,
-					as2Id: c.var.body.as2_id,
+				const tenant = await c.get("service").tenants.create(c.get("principal"), {
+					name: c.get("body").name,
+					as2Id: c.get("body").as2_id,
 				});
 				return c.json({ message: "Tenant created", data: tenantView(tenant) }, 201);
 			},
@@ -61,7 +61,7 @@ export function tenantRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const tenant = await c.var.service.tenants.get(c.var.principal, c.req.param("tenant_id"));
+				const tenant = await c.get("service").tenants.get(c.get("principal"), c.req.param("tenant_id"));
 				return c.json({ data: tenantView(tenant) });
 			},
 		)
@@ -75,11 +75,11 @@ export function tenantRoutes() {
 				responses: { 200: { description: "updated; emits tenant.updated", schema: messageEnvelope(tenantSchema) } },
 				errors: notFound,
 			}),
-			body(patchSchema, { check: (c, input) => c.var.service.tenants.checkInput({ as2Id: input.as2_id }) }),
+			body(patchSchema, { check: (c, input) => c.get("service").tenants.checkInput({ as2Id: input.as2_id }) }),
 			async (c) => {
-				const tenant = await c.var.service.tenants.update(c.var.principal, c.req.param("tenant_id"), {
-					name: c.var.body.name,
-					as2Id: c.var.body.as2_id,
+				const tenant = await c.get("service").tenants.update(c.get("principal"), c.req.param("tenant_id"), {
+					name: c.get("body").name,
+					as2Id: c.get("body").as2_id,
 				});
 				return c.json({ message: "Tenant updated", data: tenantView(tenant) });
 			},

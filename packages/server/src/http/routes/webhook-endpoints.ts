@@ -63,7 +63,7 @@ const ACCOUNT_ENDPOINT_RULE =
  * account-level subscriptions, and changes to an endpoint that receives the account's events.
  */
 const authorizeSubscription = <E extends AppEnv>(c: Context<E>, raw: unknown) =>
-	c.var.service.webhooks.authorizeWrite(c.var.principal, {
+	c.get("service").webhooks.authorizeWrite(c.get("principal"), {
 		endpointId: c.req.param("webhook_id"),
 		events: subscriptionsIn(raw),
 	});
@@ -96,10 +96,10 @@ export function webhookEndpointRoutes() {
 			idempotent(),
 			body(createSchema, {
 				authorize: authorizeSubscription,
-				check: (c, input) => c.var.service.webhooks.checkInput(input),
+				check: (c, input) => c.get("service").webhooks.checkInput(input),
 			}),
 			async (c) => {
-				const { endpoint, secret: shown } = await c.var.service.webhooks.create(c.var.principal, c.var.body);
+				const { endpoint, secret: shown } = await c.get("service").webhooks.create(c.get("principal"), c.get("body"));
 				return c.json({ message: "Webhook endpoint created", data: createdWebhookEndpointView(endpoint, shown) }, 201);
 			},
 		)
@@ -116,7 +116,7 @@ export function webhookEndpointRoutes() {
 			query(v.object(pageQueryEntries)),
 			async (c) => {
 				const request = c.req.valid("query");
-				const page = await c.var.service.webhooks.list(c.var.principal, toPageRequest(request));
+				const page = await c.get("service").webhooks.list(c.get("principal"), toPageRequest(request));
 				return c.json(listBody(page, request, webhookEndpointView));
 			},
 		)
@@ -130,7 +130,7 @@ export function webhookEndpointRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const endpoint = await c.var.service.webhooks.get(c.var.principal, c.req.param("webhook_id"));
+				const endpoint = await c.get("service").webhooks.get(c.get("principal"), c.req.param("webhook_id"));
 				return c.json({ data: webhookEndpointView(endpoint) });
 			},
 		)
@@ -154,10 +154,12 @@ export function webhookEndpointRoutes() {
 			idempotent(),
 			body(patchSchema, {
 				authorize: authorizeSubscription,
-				check: (c, input) => c.var.service.webhooks.checkInput(input),
+				check: (c, input) => c.get("service").webhooks.checkInput(input),
 			}),
 			async (c) => {
-				const endpoint = await c.var.service.webhooks.update(c.var.principal, c.req.param("webhook_id"), c.var.body);
+				const endpoint = await c
+					.get("service")
+					.webhooks.update(c.get("principal"), c.req.param("webhook_id"), c.get("body"));
 				return c.json({ message: "Webhook endpoint updated", data: webhookEndpointView(endpoint) });
 			},
 		)
@@ -177,7 +179,7 @@ export function webhookEndpointRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { id, deletedAt } = await c.var.service.webhooks.remove(c.var.principal, c.req.param("webhook_id"));
+				const { id, deletedAt } = await c.get("service").webhooks.remove(c.get("principal"), c.req.param("webhook_id"));
 				return c.json({ message: "Webhook endpoint deleted", data: { id, deleted_at: formatInstant(deletedAt) } });
 			},
 		)
@@ -195,11 +197,9 @@ export function webhookEndpointRoutes() {
 				errors: notFound,
 			}),
 			async (c) => {
-				const { deliveryId, outcome } = await c.var.service.webhooks.test(
-					c.var.principal,
-					c.req.param("webhook_id"),
-					c.var.log,
-				);
+				const { deliveryId, outcome } = await c
+					.get("service")
+					.webhooks.test(c.get("principal"), c.req.param("webhook_id"), c.get("log"));
 				const succeeded = outcome.status === "succeeded";
 				return c.json({
 					message: succeeded ? "Test event delivered" : "Test event delivery failed",
@@ -230,12 +230,11 @@ export function webhookEndpointRoutes() {
 			query(deliveriesQuery),
 			async (c) => {
 				const request = c.req.valid("query");
-				const page = await c.var.service.webhooks.deliveries(
-					c.var.principal,
-					c.req.param("webhook_id"),
-					toPageRequest(request),
-					{ status: request.status },
-				);
+				const page = await c
+					.get("service")
+					.webhooks.deliveries(c.get("principal"), c.req.param("webhook_id"), toPageRequest(request), {
+						status: request.status,
+					});
 				return c.json(listBody(page, request, (d) => webhookDeliveryView(d, page.attempts)));
 			},
 		)
@@ -251,11 +250,9 @@ export function webhookEndpointRoutes() {
 				errors: { 404: "no such endpoint or delivery in this tenant (NOT_FOUND)" },
 			}),
 			async (c) => {
-				const { delivery, attempts } = await c.var.service.webhooks.retry(
-					c.var.principal,
-					c.req.param("webhook_id"),
-					c.req.param("delivery_id"),
-				);
+				const { delivery, attempts } = await c
+					.get("service")
+					.webhooks.retry(c.get("principal"), c.req.param("webhook_id"), c.req.param("delivery_id"));
 				return c.json({ message: "Delivery queued", data: webhookDeliveryView(delivery, attempts) }, 202);
 			},
 		);
@@ -275,7 +272,7 @@ export function webhookStatsRoutes() {
 			},
 		}),
 		async (c) => {
-			const stats = await c.var.service.webhooks.stats(c.var.principal);
+			const stats = await c.get("service").webhooks.stats(c.get("principal"));
 			return c.json({ data: stats.map(webhookStatsView) });
 		},
 	);
