@@ -15,7 +15,7 @@
 // by pair. CPU per request moves with the machine's load; the heap bytes and promises do not.
 import { spawn } from "node:child_process";
 import { Agent, request as httpRequest } from "node:http";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 
 const segment = "LIN*1*BP*0123456789*VP*ABC-123~PO1*1*10*EA*9.95**BP*0123456789~PID*F****WIDGET, BLUE~\n";
@@ -41,7 +41,10 @@ async function orchestrate() {
 	const requests = option("--requests", 20000);
 	const rounds = option("--rounds", 5);
 	const top = option("--top", 0);
-	const dists = args.length > 0 ? args : [join(import.meta.dirname, "..", "dist")];
+	const dists =
+		args.length > 0
+			? args.map((dist) => (dist === "floor" ? dist : resolve(dist)))
+			: [join(import.meta.dirname, "..", "dist")];
 	const results = dists.map(() => []);
 	for (let round = 0; round < rounds; round++) {
 		for (const [i, dist] of dists.entries()) {
