@@ -1,7 +1,7 @@
 /**
- * The heads the built server writes (issue #20: X-Request-Id is set on Node's response before
- * the app answers, and an AS2 request's fields are read from the raw header list): every kind
- * of answer carries the request id exactly once — JSON, an error, an unmatched route, an answer
+ * The heads the built server writes (issue #20: X-Request-Id and X-RateLimit-* are set on Node's
+ * response before the app answers, and an AS2 request's fields are read from the raw header
+ * list): every kind of answer carries the request id exactly once — JSON, an error, an unmatched route, an answer
  * given before the body was read (Connection: close), an AS2 refusal — and an AS2 request's
  * repeated field is still read as one value joined with ", ".
  */
@@ -23,6 +23,15 @@ afterAll(() => server?.stop());
 function requestIds(response: RawResponse): string[] {
 	const head = response.raw.split("\r\n\r\n")[0] ?? "";
 	return [...head.matchAll(/^x-request-id: *(.*)$/gim)].map((match) => match[1]!.trim());
+}
+
+/** Each value of a field of a raw answer's head, by its name in any case. */
+function fieldValues(response: RawResponse, name: string): string[] {
+	const head = response.raw.split("\r\n\r\n")[0] ?? "";
+	return head
+		.split("\r\n")
+		.filter((line) => line.toLowerCase().startsWith(`${name}:`))
+		.map((line) => line.slice(name.length + 1).trim());
 }
 
 const closing = (lines: string[]) => `${[...lines, "Host: 127.0.0.1", "Connection: close"].join("\r\n")}\r\n\r\n`;
@@ -97,5 +106,33 @@ describe("X-Request-Id on the built server's answers", () => {
 		expect(requestIds(raw)).toEqual([id]);
 		expect(raw.status).toBe(404);
 		expect(raw.raw).toContain("NOBODY-ONE, NOBODY-TWO");
+	});
+});
+
+describe("X-RateLimit-* on the built server's answers", () => {
+	const RATE_LIMIT_FIELDS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"];
+
+	it("is there once each, as numbers, on a 202, a 404, a 422 and a refused X-Tenant-ID", async () => {
+		const json = (body: string) => ["Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`];
+		const submit = JSON.stringify({ partner_id: "prt_999999", content_type: "text/plain", payload: { content: "x" } });
+		const invalid = JSON.stringify({ partner_id: "", content_type: "text/plain", payload: { content: "x" } });
+		for (const [label, lines, body, status] of [
+			["GET /v1/account", ["GET /v1/account HTTP/1.1"], "", 200],
+			["unknown partner", ["POST /v1/messages HTTP/1.1", ...json(submit)], submit, 404],
+			["invalid body", ["POST /v1/messages HTTP/1.1", ...json(invalid)], invalid, 422],
+			["foreign tenant", ["GET /v1/partners HTTP/1.1", "X-Tenant-ID: ten_999999"], "", 404],
+		] as const) {
+			const raw = await rawRequest(
+				server.port,
+				closing([...lines, `Authorization: Bearer ${token}`]),
+				body ? [body] : [],
+			);
+			expect(raw.status, `${label}: ${raw.raw.slice(0, 300)}`).toBe(status);
+			for (const name of RATE_LIMIT_FIELDS) {
+				const values = fieldValues(raw, name);
+				expect(values, `${label}: ${name}`).toHaveLength(1);
+				expect(values[0], `${label}: ${name}`).toMatch(/^\d+$/);
+			}
+		}
 	});
 });

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./context.ts";
+import { setAnswerField } from "./node-response.ts";
 
 /**
  * The one error renderer (style-anchors §4.5): a 422 carries both shapes of the spec, every
@@ -39,9 +40,9 @@ function bearerChallenge(c: Context): string {
 }
 
 export function setRateLimitHeaders(c: Context, limits: { limit: number; remaining: number; reset: number }): void {
-	c.header("X-RateLimit-Limit", String(limits.limit));
-	c.header("X-RateLimit-Remaining", String(limits.remaining));
-	c.header("X-RateLimit-Reset", String(limits.reset));
+	setAnswerField(c, "X-RateLimit-Limit", String(limits.limit));
+	setAnswerField(c, "X-RateLimit-Remaining", String(limits.remaining));
+	setAnswerField(c, "X-RateLimit-Reset", String(limits.reset));
 }
 
 function toKnownError(error: unknown, c: Context<AppEnv>): As2Error {
