@@ -176,14 +176,13 @@ export function messageSubmitRoutes() {
 					);
 					checks.throwIfAny();
 					if (!form.file || !fields) throw new Error("unreachable: checked above");
-					input = {
-						...submitOptions(fields),
+					input = submitInput(fields, {
 						partnerId: fields.partner_id,
 						contentType: checkContentType(fields.content_type),
 						filename: fields.filename,
 						payload: { blob: form.file.blob },
 						headers: fields.headers as Record<string, string> | undefined,
-					};
+					});
 				} catch (error) {
 					if (form.file) await service.deps.blobs.delete(form.file.blob.key).catch(() => {});
 					throw error;
@@ -200,14 +199,13 @@ export function messageSubmitRoutes() {
 						: Buffer.from(body.payload.content, "utf8");
 				// Base64 of nothing (white space, padding alone) is as empty as "".
 				if (bytes.byteLength === 0) throw fieldError("payload.content", "must not be empty");
-				input = {
-					...submitOptions(body),
+				input = submitInput(body, {
 					partnerId: body.partner_id,
 					contentType: body.content_type,
 					filename: body.payload.filename,
 					payload: { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
 					headers: body.headers,
-				};
+				});
 			}
 			const message = await service.messages.submit(principal, input);
 			return c.json({ message: "Message queued", data: queuedView(message) }, 202);
@@ -215,16 +213,30 @@ export function messageSubmitRoutes() {
 	);
 }
 
-function submitOptions(body: {
-	subject?: string | undefined;
-	priority?: "low" | "normal" | "high" | undefined;
-	compress?: boolean | undefined;
-	encrypt?: boolean | undefined;
-	sign?: boolean | undefined;
-	mdn_mode?: "sync" | "async" | "none" | undefined;
-	scheduled_at?: Date | undefined;
-}) {
+/**
+ * The submission: the payload's fields, then the body's options, in one literal. Written as
+ * `{ ...options(body), partnerId, … }`, a literal that starts with a spread and goes on with
+ * properties leaves V8's clone fast path on Node 20: some 0.6–0.9 us a request
+ * (bench/spread-literals.mjs, "The service per message (stop 31)").
+ */
+function submitInput(
+	body: {
+		subject?: string | undefined;
+		priority?: "low" | "normal" | "high" | undefined;
+		compress?: boolean | undefined;
+		encrypt?: boolean | undefined;
+		sign?: boolean | undefined;
+		mdn_mode?: "sync" | "async" | "none" | undefined;
+		scheduled_at?: Date | undefined;
+	},
+	own: Pick<SubmitInput, "partnerId" | "contentType" | "filename" | "payload" | "headers">,
+): SubmitInput {
 	return {
+		partnerId: own.partnerId,
+		contentType: own.contentType,
+		filename: own.filename,
+		payload: own.payload,
+		headers: own.headers,
 		subject: body.subject,
 		priority: body.priority,
 		compress: body.compress,
