@@ -7,7 +7,7 @@
 // this package's dist (B). CPU µs per transaction of this process, median (min–max) of rounds.
 // PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 //
-//   BENCH_BASE_MODULE=/work/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/transaction-store.mjs
+//   BENCH_BASE_MODULE=/path/to/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/transaction-store.mjs
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
 
 const COUNT = Number(process.env.BENCH_TRANSACTIONS ?? 5000);
