@@ -185,6 +185,52 @@ it("keeps a group to 64 members, and a lone statement with no group open commits
 	expect(ran).toEqual(["BEGIN", "insert into parent (id) values ('alone')", "COMMIT"]);
 });
 
+it("runs a lone op of one statement without BEGIN and COMMIT, after a pending group's COMMIT", async () => {
+	let committedWhenRun: boolean | undefined;
+	const transaction = connection.transaction(() => insertParent("p"));
+	// Queued behind the transaction, like `run`: the group commits before the statement runs.
+	await connection.runStatement((db) => {
+		committedWhenRun = seenByOther("p");
+		return db.$client.prepare("insert into parent (id) values ('alone')").run();
+	});
+	await transaction;
+	expect(committedWhenRun).toBe(true);
+	expect(ran).toEqual([
+		"BEGIN IMMEDIATE",
+		"insert into parent (id) values (?)",
+		"COMMIT",
+		"insert into parent (id) values ('alone')",
+	]);
+	// In autocommit, the statement is committed when it is answered.
+	expect(seenByOther("alone")).toBe(true);
+	expect(client.inTransaction).toBe(false);
+});
+
+it("leaves nothing of a lone statement that fails, and refuses a second statement with the check on", async () => {
+	await connection.runStatement((db) => db.$client.prepare("insert into parent (id) values ('taken')").run());
+	const duplicate = await connection
+		.runStatement((db) => db.$client.prepare("insert into parent (id) values ('new'), ('taken')").run())
+		.catch((e: unknown) => e);
+	expect(duplicate).toHaveProperty("code", "CONFLICT");
+	// The row before the conflict went with its statement: a statement is atomic by itself.
+	expect(seenByOther("new")).toBe(false);
+	expect(client.inTransaction).toBe(false);
+
+	const checked = new SqliteConnection(drizzle(client) as unknown as Db, 5000, undefined, transactionChecks(true));
+	const twice = await checked
+		.runStatement((db) => {
+			db.$client.prepare("insert into parent (id) values ('first')").run();
+			db.$client.prepare("insert into parent (id) values ('second')").run();
+		})
+		.catch((e: unknown) => e);
+	expect(twice).toHaveProperty("message", expect.stringContaining("prepared a second one"));
+	expect(seenByOther("second")).toBe(false);
+	// One statement passes the check, and the connection's prepare is its own again.
+	await checked.runStatement((db) => db.$client.prepare("insert into parent (id) values ('third')").run());
+	expect(seenByOther("third")).toBe(true);
+	expect(client.prepare("select 1 as one").get()).toEqual({ one: 1 });
+});
+
 it("commits a group that has held the write lock for its time cap", async () => {
 	const brief = new SqliteConnection(drizzle(client) as unknown as Db, 5000, { maxMembers: 64, maxHoldMs: 0 });
 	await Promise.all(Array.from({ length: 3 }, (_, i) => brief.transaction(() => insertParent(`p${i}`, brief))));

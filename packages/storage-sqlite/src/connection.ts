@@ -66,8 +66,23 @@ export class SqliteConnection {
 		private readonly checks: TransactionChecks = transactionChecks(false),
 	) {}
 
-	/** A statement outside any transaction. */
-	readonly run: Exec = async (op) => {
+	/** A unit of SQL outside any transaction, as one transaction of its own (BEGIN … COMMIT). */
+	readonly run: Exec = (op) => this.lone(op, (op) => this.atomically(op));
+
+	/**
+	 * A lone op of exactly one statement, outside any transaction. SQLite runs one statement
+	 * atomically by itself (autocommit), and one refused busy leaves nothing behind, so it needs
+	 * no BEGIN … COMMIT around it: two statements fewer, for the lone reads of a received
+	 * message (tenant, account, message; docs/performance-storage.md, "The receiver's storage
+	 * (stop 32)"). A pending group still commits first. With `checks` on (the tests), an op
+	 * that prepares a second statement is refused at it: two autocommit statements are two
+	 * transactions, and `run` is the way for them. Not for a write returning rows: better-sqlite3's
+	 * `get` ignores the reset that commits it, so a failed commit would go unseen (`all` reports it).
+	 */
+	readonly runStatement: Exec = (op) => this.lone(op, (op) => this.oneStatement(op));
+
+	/** `op` outside any transaction, through `unit` (as one transaction, or as one statement). */
+	private async lone<T>(op: (db: Db) => T, unit: (op: (db: Db) => T) => T): Promise<T> {
 		if (this.checks.inBody()) {
 			// Waiting here would deadlock: the caller holds the lock it waits for.
 			throw new Error("storage-sqlite: the root store was used inside a transaction; use the transaction's store");
@@ -76,21 +91,21 @@ export class SqliteConnection {
 		// the retry loop's clock and promises only when SQLite answered busy.
 		if (!this.locked) {
 			try {
-				return this.runNow(op);
+				return this.runNow(op, unit);
 			} catch (error) {
 				if (!isBusy(error)) throw error;
 			}
 		}
 		return this.whileBusy(async () => {
-			if (!this.locked) return this.runNow(op);
+			if (!this.locked) return this.runNow(op, unit);
 			await this.acquire();
 			try {
-				return this.runNow(op);
+				return this.runNow(op, unit);
 			} finally {
 				this.release();
 			}
 		});
-	};
+	}
 
 	/**
 	 * A statement inside the transaction that holds the lock. The transaction's store is one for
@@ -162,9 +177,9 @@ export class SqliteConnection {
 	 * writes, so that group commits first: the statement reads only committed data and is
 	 * answered at once, never after the rest of the turn (POST /v1/messages makes several).
 	 */
-	private runNow<T>(op: (db: Db) => T): T {
+	private runNow<T>(op: (db: Db) => T, unit: (op: (db: Db) => T) => T): T {
 		if (this.group !== null) this.commit(this.group);
-		return translate(() => this.atomically(op));
+		return translate(() => unit(op));
 	}
 
 	/**
@@ -268,6 +283,28 @@ export class SqliteConnection {
 		} catch (error) {
 			if (client.inTransaction) client.prepare("ROLLBACK").run();
 			throw error;
+		}
+	}
+
+	/**
+	 * `op`, declared one statement, in autocommit. Checked (the tests), a second statement
+	 * prepared by it is refused before it runs, naming the mistake.
+	 */
+	private oneStatement<T>(op: (db: Db) => T): T {
+		if (this.checks.inBody() === null) return op(this.db);
+		const client = this.db.$client;
+		const prepare = client.prepare;
+		let prepared = 0;
+		client.prepare = ((source: string) => {
+			if (++prepared > 1) {
+				throw new Error(`storage-sqlite: an op run as one statement prepared a second one: ${source}`);
+			}
+			return prepare.call(client, source);
+		}) as typeof client.prepare;
+		try {
+			return op(this.db);
+		} finally {
+			client.prepare = prepare;
 		}
 	}
 

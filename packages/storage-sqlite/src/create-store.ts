@@ -137,17 +137,19 @@ function storeOver(
 	answers: ActiveEndpointAnswers | null,
 ): As2Store {
 	const transactionStore = inner?.store ?? null;
+	// Reads of one statement: outside a transaction they need no BEGIN … COMMIT of their own.
+	const one = inner ? connection.runStatement : exec;
 	const webhookEndpointStore = createWebhookEndpointStore(exec);
 	const store: As2Store = {
-		accounts: createAccountStore(exec),
+		accounts: createAccountStore(exec, one),
 		users: createUserStore(exec),
 		memberships: createMembershipStore(exec),
 		sessions: createSessionStore(exec),
-		tenants: createTenantStore(exec),
+		tenants: createTenantStore(exec, one),
 		apiKeys: createApiKeyStore(exec),
 		partners: createPartnerStore(exec),
 		certificates: createCertificateStore(exec, transactionStore ? createCertificateListCache() : null),
-		messages: createMessageStore(exec),
+		messages: createMessageStore(exec, one),
 		messageAttempts: createMessageAttemptStore(exec),
 		events: createEventStore(exec, answers),
 		webhookEndpoints: answers ? forgetOnWrite(webhookEndpointStore, answers) : webhookEndpointStore,

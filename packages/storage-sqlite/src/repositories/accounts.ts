@@ -15,12 +15,13 @@ const RAW_ACCOUNTS = rawTable(accounts);
 const ACCOUNT_BY_ID = `select ${RAW_ACCOUNTS.columns} from "accounts" where "id" = ?`;
 const toAccount = (row: typeof accounts.$inferSelect): AccountRecord => row as AccountRecord;
 
-export function createAccountStore(exec: Exec): AccountStore {
+/** The accounts of `exec`; `one` runs the reads of one statement (connection.ts, `runStatement`). */
+export function createAccountStore(exec: Exec, one: Exec = exec): AccountStore {
 	return {
 		create: (account) => exec((db) => void db.insert(accounts).values(account).run()),
 		// Every API request and inbound message reads its account: plain SQL on the hot path (raw-table.ts).
 		get: (id) =>
-			exec((db) => {
+			one((db) => {
 				const row = db.$client.prepare(ACCOUNT_BY_ID).get(id) as Record<string, unknown> | undefined;
 				return row ? toAccount(RAW_ACCOUNTS.fromRow(row)) : null;
 			}),

@@ -56,7 +56,11 @@ function updateMessage(db: Db, update: string, params: unknown[], id: string): M
 	return readMessageById(db, id);
 }
 
-export function createMessageStore(exec: Exec): MessageStore {
+/**
+ * The messages of `exec`; `one` runs the reads of one statement (the root store's needs no
+ * BEGIN … COMMIT for them: connection.ts, `runStatement`).
+ */
+export function createMessageStore(exec: Exec, one: Exec = exec): MessageStore {
 	return {
 		create: (message) => exec((db) => insertMessage(db, message)),
 		createNew: (message) =>
@@ -74,9 +78,9 @@ export function createMessageStore(exec: Exec): MessageStore {
 					.get();
 				return row ? toMessage(row) : null;
 			}),
-		getById: (id) => exec((db) => readMessageById(db, id)),
+		getById: (id) => one((db) => readMessageById(db, id)),
 		findByMessageId: (tenantId, messageId, filter) =>
-			exec((db) =>
+			one((db) =>
 				filter.partnerId
 					? readMessage(db, BY_MESSAGE_ID_OF_PARTNER, tenantId, messageId, filter.direction, filter.partnerId)
 					: readMessage(db, BY_MESSAGE_ID, tenantId, messageId, filter.direction),

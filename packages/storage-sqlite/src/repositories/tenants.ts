@@ -9,15 +9,16 @@ import { window } from "./pagination.ts";
 const RAW = rawTable(tenants);
 const BY_ID = `select ${RAW.columns} from "tenants" where "account_id" = ? and "id" = ?`;
 const BY_AS2_ID = `select ${RAW.columns} from "tenants" where "as2_id" = ?`;
-const one = (row: unknown) => (row ? toTenant(RAW.fromRow(row as Record<string, unknown>)) : null);
+const tenantOf = (row: unknown) => (row ? toTenant(RAW.fromRow(row as Record<string, unknown>)) : null);
 const toTenant = (row: typeof tenants.$inferSelect): TenantRecord => row as TenantRecord;
 
-export function createTenantStore(exec: Exec): TenantStore {
+/** The tenants of `exec`; `one` runs the reads of one statement (connection.ts, `runStatement`). */
+export function createTenantStore(exec: Exec, one: Exec = exec): TenantStore {
 	return {
 		create: (tenant) => exec((db) => void db.insert(tenants).values(tenant).run()),
 		// Every request and every inbound message reads a tenant: plain SQL on the hot path (raw-table.ts).
-		get: (accountId, id) => exec((db) => one(db.$client.prepare(BY_ID).get(accountId, id))),
-		findByAs2Id: (as2Id) => exec((db) => one(db.$client.prepare(BY_AS2_ID).get(as2Id))),
+		get: (accountId, id) => one((db) => tenantOf(db.$client.prepare(BY_ID).get(accountId, id))),
+		findByAs2Id: (as2Id) => one((db) => tenantOf(db.$client.prepare(BY_AS2_ID).get(as2Id))),
 		findBySlug: (accountId, slug) =>
 			exec((db) =>
 				db
