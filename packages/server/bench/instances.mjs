@@ -4,6 +4,8 @@
 // aes256 + compression + signed sync MDN over loopback HTTPS, to one receiving instance.
 // PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set; the senders
 // reach it through its Unix socket (BENCH_PG_TCP=1: over loopback TCP, as before stop 27).
+// BENCH_PG_STATS=1 prints, after each PostgreSQL run, the rows it wrote per table and message
+// (HOT updates apart) and its WAL bytes per message: counts that do not move with the load.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -12,6 +14,10 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
 import { connect, cpuSeconds, createPki, setupTenant, startServer, summary } from "./lib.mjs";
+import { describeStats, pgTableStats } from "./pg-table-stats.mjs";
+
+/** BENCH_PG_STATS=1: what each PostgreSQL run wrote, per message (pg-table-stats.mjs). */
+const PG_STATS = process.env.BENCH_PG_STATS === "1";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1500);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -88,6 +94,7 @@ async function run(storage, instances) {
 	}
 	const masterKey = randomBytes(32).toString("hex");
 	const senders = [];
+	let statsBefore = null;
 	const receiver = await startServer("receiver", pki);
 	try {
 		for (let i = 0; i < instances; i++) {
@@ -113,6 +120,7 @@ async function run(storage, instances) {
 				: sqliteCounter(join(senders[0].dir, "as2.sqlite"), ta.tenantId);
 		// The poll's own backend is the bench's, not the senders' database work.
 		const excluded = delivered.backendPid ? [delivered.backendPid] : [];
+		if (PG_STATS && databaseUrl) statsBefore = await pgTableStats(databaseUrl);
 		const cpu0 = {
 			senders: senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0),
 			receiver: cpuSeconds(receiver.child.pid),
@@ -154,6 +162,15 @@ async function run(storage, instances) {
 		return { perSecond, cpuMs };
 	} finally {
 		await Promise.all([...senders, receiver].map((s) => s.stop()));
+		// The senders' backends have exited, so their counters are in the statistics. A failed read
+		// must not hide the error that ended the run.
+		if (statsBefore)
+			await pgTableStats(databaseUrl).then(
+				(after) => {
+					for (const line of describeStats(statsBefore, after, MESSAGES)) console.log(`      ${line}`);
+				},
+				(error) => console.log(`      PostgreSQL statistics not read: ${error.message}`),
+			);
 		pki.cleanup();
 		rmSync(shared, { recursive: true, force: true });
 		if (dbName) await admin(`drop database if exists ${dbName} with (force)`);
