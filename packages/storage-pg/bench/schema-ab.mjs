@@ -4,7 +4,8 @@
 // (storage-sqlite/bench/message-steps.mjs) on one pooled connection each. Per message: the
 // backend's CPU (/proc/<pid>/schedstat, in ns: the 10 ms ticks of /proc/<pid>/stat cannot
 // resolve a statement) and the WAL written (a count, which the machine's load does not move);
-// at the end, each database's inserted, updated and HOT-updated rows of `messages`.
+// at the end, each database's inserted, updated and HOT-updated rows of `messages`. B's DDL
+// and B's build (BENCH_STORE_MODULE_B) together measure a schema change and its statements.
 // Reads the built package (dist/): `npm run build` first. As root, TMPDIR must be enterable by
 // the cluster's user (chmod 755).
 //
@@ -14,7 +15,13 @@ import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
 import { prefill, runSteps } from "../../storage-sqlite/bench/message-steps.mjs";
 
-const { createPgStore } = await import(process.env.BENCH_STORE_MODULE ?? "../dist/index.js");
+// BENCH_STORE_MODULE: another build for both sides; BENCH_STORE_MODULE_B: B's statements from
+// another build (a copy of dist/ with the change), A's from this one.
+const moduleA = process.env.BENCH_STORE_MODULE ?? "../dist/index.js";
+const stores = {
+	a: (await import(moduleA)).createPgStore,
+	b: (await import(process.env.BENCH_STORE_MODULE_B ?? moduleA)).createPgStore,
+};
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 200);
@@ -58,7 +65,7 @@ try {
 		["b", process.env.BENCH_DDL_B],
 	]) {
 		await admin.query(`create database schema_ab_${name}`);
-		const store = await createPgStore({ url: urlOf(name), poolSize: 1 });
+		const store = await stores[name]({ url: urlOf(name), poolSize: 1 });
 		sides.push({ name, store, cpuUs: [], walBytes: [] });
 		if (ddl) await execute(urlOf(name), ddl);
 		await prefill(store, ROWS);
