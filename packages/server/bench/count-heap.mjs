@@ -13,6 +13,8 @@
 // The sides of floor.mjs (the platform's floor) are counted the same way, as floor-<side>-<pid>.json
 // (FLOOR_VARIANTS=full FLOOR_RUNS=1: one pair of processes).
 //
+// BENCH_HEAP_CALLERS=N (0) names each function with its N nearest scripted callers.
+//
 // The counts include the process's start (migrations, module loading): compare two builds with
 // the same command, and read the functions, not the total alone. At exit the counts go to
 // <dir>/<AS2_DATA_DIR's name or "pid-N">.json.
@@ -41,18 +43,25 @@ function preload(dir) {
 		session.post("HeapProfiler.stopSampling", (error, result) => {
 			if (error) throw error;
 			const byFunction = new Map();
+			// BENCH_HEAP_CALLERS=N names each site with its N nearest scripted callers too, to tell
+			// apart the callers of a shared function (`decode`, `JSON.stringify`'s caller, …).
+			const callers = Number(process.env.BENCH_HEAP_CALLERS ?? 0);
 			// A built-in (no script: `join`, `split`, `then`) is named with its nearest scripted caller.
-			const walk = (node, caller) => {
+			const walk = (node, chain) => {
 				const { functionName, url, lineNumber } = node.callFrame;
 				const file = url.replace(/^.*?\/(packages|node_modules)\//, "");
-				const here = url ? `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}` : caller;
+				const caller = chain[0] ?? "(root)";
+				const here = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+				const below = url ? [here, ...chain].slice(0, callers + 1) : chain;
 				if (node.selfSize > 0) {
-					const site = url ? here : `${functionName || "(anonymous)"} < ${caller}`;
+					const site = url
+						? below.join(" < ")
+						: [`${functionName || "(anonymous)"} < ${caller}`, ...chain.slice(1, callers + 1)].join(" < ");
 					byFunction.set(site, (byFunction.get(site) ?? 0) + node.selfSize);
 				}
-				for (const child of node.children) walk(child, here);
+				for (const child of node.children) walk(child, below);
 			};
-			walk(result.profile.head, "(root)");
+			walk(result.profile.head, []);
 			writeFileSync(join(dir, `${name}.json`), JSON.stringify({ functions: [...byFunction] }));
 		});
 	});
