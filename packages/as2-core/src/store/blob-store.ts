@@ -16,6 +16,12 @@ export interface BlobStore {
 	): Promise<BlobInfo>;
 	/** The blob's bytes, or null when there is none. */
 	get(key: string): Promise<ReadableStream<Uint8Array> | null>;
+	/**
+	 * The same bytes as `get`, as chunks without a web stream, or null when there is none.
+	 * Optional: a store without it is read through `get`. A web stream per read cost the
+	 * sender some 4 KB of heap a message, and releasing its reader a stack trace (issue #20).
+	 */
+	chunks?(key: string): Promise<AsyncIterable<Uint8Array> | null>;
 	stat(key: string): Promise<BlobInfo | null>;
 	delete(key: string): Promise<void>;
 }

@@ -69,6 +69,22 @@ describe("fs blob store", () => {
 		expect(await blobs.get("edge/none")).toBeNull();
 	});
 
+	it("reads the same bytes as chunks, without a web stream, whole up to 256 KiB", async () => {
+		const { blobs } = store();
+		for (const size of [0, 10_240, 262_144, 262_145]) {
+			const bytes = randomBytes(size);
+			const info = await blobs.put(`chunks/${size}`, streamOf(bytes));
+			const chunks: Uint8Array[] = [];
+			for await (const chunk of (await blobs.chunks!(info.key))!) chunks.push(chunk);
+			expect(Buffer.concat(chunks).equals(bytes), `${size}`).toBe(true);
+			// One chunk when read whole (none when empty), the file stream's chunks otherwise.
+			if (size <= 262_144) expect(chunks.length, `${size}`).toBe(size === 0 ? 0 : 1);
+			else expect(chunks.length, `${size}`).toBeGreaterThan(1);
+		}
+		expect(await blobs.chunks!("chunks/none")).toBeNull();
+		await expect(blobs.chunks!("/etc/passwd")).rejects.toThrow(/unsafe blob key/);
+	});
+
 	it("refuses a payload over maxBytes, on either path, and keeps nothing", async () => {
 		const { root, blobs } = store();
 		for (const [size, maxBytes] of [

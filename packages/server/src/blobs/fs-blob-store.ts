@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { concatBytes } from "@as2kit/core";
+import { concatBytes, toChunks } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 import { chunksOf, payloadTooLarge } from "./blob-body.ts";
 import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
@@ -128,6 +128,14 @@ export function createFsBlobStore(root: string): BlobStore {
 			});
 		},
 
+		async chunks(key) {
+			const path = pathOf(key);
+			const bytes = readSmallFile(path);
+			if (bytes === null) return null;
+			if (bytes === TOO_LARGE_TO_READ_WHOLE) return toChunks(readFileStream(path));
+			return wholeChunk(bytes);
+		},
+
 		// The digest is computed again rather than kept beside the blob: put returns it to the
 		// caller, who records it; stat is rare, and a second file per blob cost every put.
 		async stat(key): Promise<BlobInfo | null> {
@@ -149,6 +157,11 @@ export function createFsBlobStore(root: string): BlobStore {
 }
 
 const TOO_LARGE_TO_READ_WHOLE = Symbol("too large to read whole");
+
+/** A file read whole, as one chunk (none when empty, as `get`'s stream). */
+async function* wholeChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+	if (bytes.byteLength > 0) yield bytes;
+}
 
 /**
  * A file of at most SMALL_READ_BYTES, whole, or null when there is none: open, fstat, read,

@@ -41,6 +41,14 @@ beforeAll(async () => {
 		blobReads.push(key);
 		return get(key);
 	};
+	// The send job reads a payload through `chunks` where the store has it (fs-blob-store.ts).
+	const chunks = blobs.chunks?.bind(blobs);
+	if (chunks) {
+		blobs.chunks = async (key) => {
+			blobReads.push(key);
+			return chunks(key);
+		};
+	}
 	// Jobs written in a transaction go through the transaction's own job store.
 	const store = pair.a.server.store;
 	const transaction = store.transaction.bind(store);

@@ -122,9 +122,10 @@ export function micAlgorithmOf(partner: PartnerRecord): DigestAlgorithm {
 }
 
 async function* openPayload(blobs: BlobStore, key: string): AsyncIterable<Uint8Array> {
-	const stream = await blobs.get(key);
-	if (!stream) throw new As2Error("INTERNAL_ERROR", `the payload blob ${key} is missing`);
-	yield* toChunks(stream);
+	// Without a web stream where the store can (BlobStore.chunks: issue #20).
+	const body = blobs.chunks ? await blobs.chunks(key) : await blobs.get(key);
+	if (!body) throw new As2Error("INTERNAL_ERROR", `the payload blob ${key} is missing`);
+	yield* toChunks(body);
 }
 
 /**
