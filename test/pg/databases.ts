@@ -1,26 +1,18 @@
 /**
  * Fresh PostgreSQL databases for tests, each a copy of a template on which the migrations
- * already ran: a new database costs a file copy, not a migration.
+ * already ran (test/pg/template.ts): a new database costs a file copy, not a migration.
+ *
+ * Only `pg` here, not the storage adapter: every black-box file imports this module through
+ * built-server.ts, and the adapter's sources (with all of @as2kit/core) took each of them
+ * ~0.5 s of CPU to import for nothing (stop 32, docs/testing.md).
  */
-// A relative import: vitest resolves the global setup without the "dev-source" condition.
-
 import pg from "pg";
 import { inject } from "vitest";
-import { createPgStore } from "../../packages/storage-pg/src/index.ts";
 import { atFileEnd, finishBeforeFileEnds } from "../setup/file-end.ts";
 
-const TEMPLATE = "as2kit_template";
+/** The migrated database every test database is a copy of (made by test/pg/template.ts). */
+export const TEMPLATE = "as2kit_template";
 let counter = 0;
-
-/** Creates (again) the template database and migrates it. Runs once per test run. */
-export async function createTemplate(maintenanceUrl: string): Promise<void> {
-	await admin(maintenanceUrl, async (client) => {
-		await client.query(`drop database if exists ${TEMPLATE} with (force)`);
-		await client.query(`create database ${TEMPLATE}`);
-	});
-	const store = await createPgStore({ url: withDatabase(maintenanceUrl, TEMPLATE), poolSize: 1 });
-	await store.close();
-}
 
 /** The test PostgreSQL's maintenance URL; null only outside CI on a machine without PostgreSQL. */
 export function pgUrl(): string | null {
@@ -95,7 +87,8 @@ export function withDatabase(url: string, database: string): string {
 	return parsed.toString();
 }
 
-async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `fn` on a client of `url`'s database, closed after it. */
+export async function admin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
 	const client = new pg.Client({ connectionString: url });
 	await client.connect();
 	try {

@@ -9,7 +9,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { findPostgresBin, startCluster } from "./cluster.mjs";
-import { createTemplate } from "./databases.ts";
+import { createTemplate } from "./template.ts";
 
 declare module "vitest" {
 	export interface ProvidedContext {
