@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import LongestFirst from "./test/setup/longest-first.ts";
 
 // "dev-source" resolves workspace packages to their TypeScript sources, so tests never run
 // against a stale dist/ (tests run in Node, hence the SSR resolver too).
@@ -49,6 +50,8 @@ export default defineConfig({
 		expect: { poll: { timeout: 20_000 } },
 		hookTimeout: 120_000,
 		pool: "forks",
+		// The longest files first across projects, from a committed table on a fresh clone.
+		sequence: { sequencer: LongestFirst },
 		// Most test files wait on child processes, sockets and PostgreSQL more than they compute:
 		// two per core on small machines (vitest's default, cores - 1, is one worker on 2 cores).
 		maxWorkers: Math.max(availableParallelism(), Math.min(availableParallelism() * 2, 8)),
