@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import LongestFirst from "./test/setup/longest-first.ts";
@@ -7,14 +8,16 @@ import LongestFirst from "./test/setup/longest-first.ts";
 const conditions = ["dev-source"];
 
 /**
- * Test files that only import modules and build test apps in-process: no child process, no
- * listening server of their own, no global left changed.
+ * Test files that only import modules and build test apps in-process: no child process that
+ * outlives a test, no server but in-process ones on loopback that the file stops, no global left
+ * changed.
  */
 const IN_PROCESS = [
 	"packages/*/src/**/*.test.ts",
 	"packages/server/test/http/**/*.test.ts",
 	"packages/server/test/service/**/*.test.ts",
 	"packages/server/test/webhooks/**/*.test.ts",
+	...e2eInProcess(),
 ];
 /**
  * In-process files that bound the memory a stream takes by the process's growth: each in a
@@ -27,6 +30,18 @@ const MEASURES_MEMORY = [
 	"packages/as2-core/src/cms/compressed-data.test.ts",
 	"packages/as2-core/src/cms/enveloped-data.test.ts",
 ];
+/**
+ * The server's end-to-end files but crash-safety (it starts the built server as a process and
+ * SIGKILLs it): test apps and peers in-process on loopback, each file stopping its own in its
+ * afterAll, and the OpenSSL CLI run to its end. In a process of their own, each imported the
+ * whole server again: ~1 s of CPU a file (stop 32).
+ */
+function e2eInProcess(): string[] {
+	const dir = "packages/server/test/e2e";
+	return readdirSync(new URL(dir, import.meta.url))
+		.filter((file) => file.endsWith(".test.ts") && file !== "crash-safety.test.ts")
+		.map((file) => `${dir}/${file}`);
+}
 const REST_ON_POSTGRESQL = [
 	"packages/server/test/http/**/*.test.ts",
 	"packages/server/test/webhooks/endpoints.test.ts",
