@@ -199,7 +199,17 @@ describe("console partners in Chromium", () => {
 		await axe(page);
 		await screenshot(page, "master-partner");
 
-		// The tenant's view: inherited, every setting marked as coming from the master.
+		// The tenant's view: inherited, every setting marked as coming from the master. The profile
+		// list is held until the overrides are saved, as on a slow network: an override of the MDN
+		// mode alone must not also override the inherited profile with "None" (a race CI once hit).
+		let releaseProfiles = () => {};
+		const profilesHeld = new Promise<void>((resolve) => {
+			releaseProfiles = resolve;
+		});
+		await page.route("**/v1/compatibility-profiles", async (route) => {
+			await profilesHeld;
+			await route.continue();
+		});
 		await page.getByRole("link", { name: "View in this tenant" }).click();
 		await page.getByRole("heading", { level: 2, name: "Overrides" }).waitFor();
 		await page.getByRole("table", { name: "Certificates of Globex Wholesale" }).getByText("Globex 2026").waitFor();
@@ -211,6 +221,8 @@ describe("console partners in Chromium", () => {
 		await mdnMode.selectOption("none");
 		await page.getByRole("button", { name: "Save overrides" }).click();
 		await page.getByRole("status").filter({ hasText: "Overrides saved." }).waitFor();
+		releaseProfiles();
+		await page.unroute("**/v1/compatibility-profiles");
 		await expect.poll(() => describedText(page.getByLabel("MDN mode"))).toMatch(/Overridden for this tenant/);
 		expect(await describedText(page.getByLabel("URL"))).toMatch(/Inherited from the master partner/);
 		const overrides = await call(

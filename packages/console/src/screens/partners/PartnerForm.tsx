@@ -18,6 +18,7 @@ import {
 	SIGN_ALGORITHMS,
 	SWITCHES,
 } from "./partner-form-values.ts";
+import type { CompatibilityProfile } from "./partner-types.ts";
 import { useCompatibilityProfiles } from "./use-compatibility-profiles.ts";
 
 /** The API's field paths this form shows next to a control. */
@@ -177,7 +178,7 @@ export function PartnerForm<T>(props: {
 						initial={start.profile ?? ""}
 						error={error("compatibility.profile")}
 						hint={hint("compatibility", profiles.find((p) => p.name === start.profile)?.description)}
-						options={[["", "None (strict RFC)"], ...profiles.map((p): [string, string] => [p.name, p.name])]}
+						options={[["", "None (strict RFC)"], ...profileOptions(profiles, start.profile)]}
 					/>
 					{SWITCHES.map((s) => (
 						<Choice
@@ -225,4 +226,15 @@ export function PartnerForm<T>(props: {
 			<FormButtons submitLabel={props.submitLabel} busy={form.busy} onCancel={props.onCancel} />
 		</form>
 	);
+}
+
+/**
+ * The profile picker's choices. Until the list arrives, the partner's own profile is one of them:
+ * else the picker would hold "None", and saving another field meanwhile (a slow network) would
+ * send that as a change, overriding an inherited profile with none.
+ */
+function profileOptions(profiles: CompatibilityProfile[], current: string | undefined): [string, string][] {
+	const names = profiles.map((p) => p.name);
+	if (current && !names.includes(current)) names.push(current);
+	return names.map((name) => [name, name]);
 }
