@@ -222,7 +222,8 @@ describe("console partners in Chromium", () => {
 		await page.getByRole("button", { name: "Save overrides" }).click();
 		await page.getByRole("status").filter({ hasText: "Overrides saved." }).waitFor();
 		releaseProfiles();
-		await page.unroute("**/v1/compatibility-profiles");
+		// "wait": the held handlers finish their `continue` first (unrouted mid-handler, it throws).
+		await page.unrouteAll({ behavior: "wait" });
 		await expect.poll(() => describedText(page.getByLabel("MDN mode"))).toMatch(/Overridden for this tenant/);
 		expect(await describedText(page.getByLabel("URL"))).toMatch(/Inherited from the master partner/);
 		const overrides = await call(
