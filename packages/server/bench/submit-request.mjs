@@ -79,9 +79,10 @@ async function appOf(dist, service, logger) {
 /**
  * "floor" instead of a build: a bare node:http listener doing the same work (the body read and
  * parsed as JSON, the payload's bytes, the service's three calls, the same 202 with its five
- * header fields), to read what Hono, the middleware and the route add.
+ * header fields), to read what Hono, the middleware and the route add. The 202's data is the
+ * server's own view of the message (this checkout's build), so both answers are alike.
  */
-function floorListener(service) {
+function floorListener(service, { queuedView }) {
 	return (req, res) => {
 		const chunks = [];
 		req.on("data", (chunk) => chunks.push(chunk));
@@ -96,24 +97,7 @@ function floorListener(service) {
 				payload: { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
 			});
 			await admission.release();
-			const answer = JSON.stringify({
-				message: "Message queued",
-				data: {
-					id: message.id,
-					message_id: message.messageId,
-					partner: { id: message.partnerId, name: message.partnerName, as2_id: message.partnerAs2Id },
-					status: message.status,
-					direction: message.direction,
-					subject: message.subject,
-					content_type: message.contentType,
-					bytes: message.bytes,
-					compressed: message.compressed,
-					encrypted: message.encrypted,
-					signed: message.signed,
-					mdn_mode: message.mdnMode,
-					created_at: `${message.createdAt.toISOString().slice(0, 23)}000Z`,
-				},
-			});
+			const answer = JSON.stringify({ message: "Message queued", data: queuedView(message) });
 			res.writeHead(202, {
 				"x-request-id": crypto.randomUUID(),
 				"x-ratelimit-limit": String(admission.headers.limit),
@@ -276,7 +260,9 @@ async function serve(dist) {
 		messages: { submit: async (_principal, input) => record(input) },
 	};
 	const server = createServer(
-		dist === "floor" ? floorListener(service) : getRequestListener((await appOf(dist, service, logger)).fetch),
+		dist === "floor"
+			? floorListener(service, await import(join(import.meta.dirname, "..", "dist", "service", "index.js")))
+			: getRequestListener((await appOf(dist, service, logger)).fetch),
 	);
 	server.keepAliveTimeout = 60_000;
 	await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -9,5 +9,6 @@ export { type NewEvent, recordEvent } from "./events.ts";
 export { PLANS, type Plan, planOf } from "./plans.ts";
 export type { Principal } from "./principal.ts";
 export { type AttemptOutcome, type InboundRefusal, NO_TELEMETRY, type Telemetry } from "./telemetry.ts";
+export { queuedView } from "./views/message-views.ts";
 export type { DeliveryDispatcher } from "./webhooks/dispatcher.ts";
 export { EVENT_KINDS, type EventKind, type EventKindSpec } from "./webhooks/event-kinds.ts";
