@@ -14,13 +14,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { outboundMessage, prefill } from "./message-steps.mjs";
+import { abBuilds, prefill, queuedMessages } from "./message-steps.mjs";
 
-const THIS_BUILD = new URL("../dist/index.js", import.meta.url).href;
-const BUILDS = {
-	A: process.env.BENCH_STORE_MODULE_A ?? THIS_BUILD,
-	B: process.env.BENCH_STORE_MODULE_B ?? THIS_BUILD,
-};
+const BUILDS = abBuilds();
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 500);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
@@ -51,15 +47,10 @@ try {
 		stores[name] = createSqliteStore({ url: join(dir, `${name}.sqlite`), searchIndexing: false });
 		await prefill(stores[name], ROWS);
 	}
-	/** `count` queued messages to move, in one transaction. */
+	/** `count` queued messages to move. */
 	const queued = async (store, count) => {
-		const ids = [];
-		await store.transaction(async (tx) => {
-			for (let i = 0; i < count; i++, n++) {
-				const { id: _, ...message } = outboundMessage(`lone-${n}`, new Date(), n);
-				ids.push(await tx.messages.createNew(message));
-			}
-		});
+		const ids = await queuedMessages(store, count, "lone", n);
+		n += count;
 		return ids;
 	};
 	const shapes = {

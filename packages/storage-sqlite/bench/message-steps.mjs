@@ -208,3 +208,27 @@ export function report(title, runs) {
 	}
 	console.log(`    ${"total".padEnd(11)} cpuUs ${total.toFixed(1)} per message`);
 }
+
+/**
+ * The two builds an A/B bench compares: BENCH_STORE_MODULE_A and BENCH_STORE_MODULE_B, each
+ * this checkout's build when unset (`npm run build` first).
+ */
+export function abBuilds() {
+	const thisBuild = new URL("../dist/index.js", import.meta.url).href;
+	return {
+		A: process.env.BENCH_STORE_MODULE_A ?? thisBuild,
+		B: process.env.BENCH_STORE_MODULE_B ?? thisBuild,
+	};
+}
+
+/** `count` queued outbound messages made in one transaction, named `${prefix}-${n}` from `from`: their ids. */
+export async function queuedMessages(store, count, prefix, from) {
+	const ids = [];
+	await store.transaction(async (tx) => {
+		for (let i = 0; i < count; i++) {
+			const { id: _, ...message } = outboundMessage(`${prefix}-${from + i}`, new Date(), from + i);
+			ids.push(await tx.messages.createNew(message));
+		}
+	});
+	return ids;
+}

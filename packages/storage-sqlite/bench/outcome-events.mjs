@@ -10,12 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { abBuilds } from "./message-steps.mjs";
 
-const THIS_BUILD = new URL("../dist/index.js", import.meta.url).href;
-const BUILDS = {
-	A: process.env.BENCH_STORE_MODULE_A ?? THIS_BUILD,
-	B: process.env.BENCH_STORE_MODULE_B ?? THIS_BUILD,
-};
+const BUILDS = abBuilds();
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
 const GROUP = Number(process.env.BENCH_GROUP ?? 50);

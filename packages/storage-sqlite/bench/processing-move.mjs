@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { outboundMessage, prefill, steps } from "./message-steps.mjs";
+import { prefill, queuedMessages, steps } from "./message-steps.mjs";
 
 const MODULE = new URL(process.env.BENCH_STORE_MODULE ?? "../dist/index.js", import.meta.url);
 const { createSqliteStore } = await import(MODULE.href);
@@ -38,13 +38,8 @@ try {
 	let n = ROWS;
 	/** `count` queued messages to move. */
 	const queued = async (count) => {
-		const ids = [];
-		await store.transaction(async (tx) => {
-			for (let i = 0; i < count; i++, n++) {
-				const { id: _, ...message } = outboundMessage(`move-${n}`, new Date(), n);
-				ids.push(await tx.messages.createNew(message));
-			}
-		});
+		const ids = await queuedMessages(store, count, "move", n);
+		n += count;
 		return ids;
 	};
 	const move = (id) =>
