@@ -6,6 +6,9 @@
 // reach it through its Unix socket (BENCH_PG_TCP=1: over loopback TCP, as before stop 27).
 // BENCH_PG_STATS=1 prints, after each PostgreSQL run, the rows it wrote per table and message
 // (HOT updates apart) and its WAL bytes per message: counts that do not move with the load.
+// BENCH_PG_WAITS=1 samples, every 10 ms during each PostgreSQL run, the senders' backends waiting
+// on a lock (pg_stat_activity), and prints the mean waiting and their wait per message.
+// Each run prints the POST latency (the submissions': 202 when committed) at p50 and p99.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -18,6 +21,8 @@ import { describeStats, pgTableStats } from "./pg-table-stats.mjs";
 
 /** BENCH_PG_STATS=1: what each PostgreSQL run wrote, per message (pg-table-stats.mjs). */
 const PG_STATS = process.env.BENCH_PG_STATS === "1";
+/** BENCH_PG_WAITS=1: lock waits of each PostgreSQL run, sampled (lockWaits). */
+const PG_WAITS = process.env.BENCH_PG_WAITS === "1";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1500);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -59,6 +64,27 @@ function postgresCpuSeconds(excluded = []) {
 		try {
 			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
 			if (Number(fields[1]) === postmaster) total += cpuSeconds(Number(entry));
+		} catch {
+			// The process ended between the listing and the read.
+		}
+	}
+	return total;
+}
+
+/**
+ * Context switches of PostgreSQL's backends (voluntary: a wait on a lock or the socket; not
+ * voluntary: preempted), but for those in `excluded`; a count the load moves little.
+ */
+function postgresSwitches(excluded = []) {
+	if (!cluster) return 0;
+	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+	let total = 0;
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry) || excluded.includes(Number(entry))) continue;
+		try {
+			const status = readFileSync(`/proc/${entry}/status`, "utf8");
+			if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== postmaster) continue;
+			for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) total += Number(m[1]);
 		} catch {
 			// The process ended between the listing and the read.
 		}
@@ -118,26 +144,32 @@ async function run(storage, instances) {
 			storage === "pg"
 				? await pgCounter(databaseUrl, ta.tenantId)
 				: sqliteCounter(join(senders[0].dir, "as2.sqlite"), ta.tenantId);
-		// The poll's own backend is the bench's, not the senders' database work.
-		const excluded = delivered.backendPid ? [delivered.backendPid] : [];
+		const waits = PG_WAITS && databaseUrl ? await lockWaits(databaseUrl) : null;
+		// The poll's and the sampler's own backends are the bench's, not the senders' database work.
+		const excluded = [delivered.backendPid, waits?.backendPid].filter(Boolean);
 		if (PG_STATS && databaseUrl) statsBefore = await pgTableStats(databaseUrl);
 		const cpu0 = {
 			senders: senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0),
 			receiver: cpuSeconds(receiver.child.pid),
 			postgres: postgresCpuSeconds(excluded),
+			switches: postgresSwitches(excluded),
 			poll: delivered.backendPid ? cpuSeconds(delivered.backendPid) : 0,
 		};
 		const started = performance.now();
+		waits?.start();
+		const latencies = [];
 		let next = 0;
 		await Promise.all(
 			Array.from({ length: CONCURRENCY }, async () => {
 				while (next < MESSAGES) {
 					const n = next++;
+					const sent = performance.now();
 					const r = await senders[n % instances].call("POST", "/v1/messages", {
 						token: ta.key,
 						body: { partner_id: partner, content_type: "application/edi-x12", payload: { content: edi } },
 					});
 					if (r.status !== 202) throw new Error(`POST ${r.status} ${r.text}`);
+					latencies.push(performance.now() - sent);
 				}
 			}),
 		);
@@ -148,7 +180,10 @@ async function run(storage, instances) {
 			if (performance.now() > deadline) throw new Error("messages were not delivered in 5 minutes");
 			await new Promise((r) => setTimeout(r, Math.min(500, Math.max(25, left))));
 		}
-		const perSecond = (MESSAGES / (performance.now() - started)) * 1000;
+		const elapsedMs = performance.now() - started;
+		const perSecond = (MESSAGES / elapsedMs) * 1000;
+		const waited = await waits?.stop();
+		const switches = postgresSwitches(excluded) - cpu0.switches;
 		const { delivered: done, failed } = await delivered.count();
 		if (failed || done !== MESSAGES) throw new Error(`${done} of ${MESSAGES} delivered, ${failed} failed`);
 		const perMessageMs = (seconds) => (seconds * 1000) / MESSAGES;
@@ -159,7 +194,15 @@ async function run(storage, instances) {
 			poll: perMessageMs((delivered.backendPid ? cpuSeconds(delivered.backendPid) : 0) - cpu0.poll),
 		};
 		await delivered.close();
-		return { perSecond, cpuMs };
+		latencies.sort((a, b) => a - b);
+		const post = { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+		const lockWait = waited && {
+			...waited,
+			// Little's law: the mean number waiting times the run's time is the time waited.
+			msPerMessage: (waited.meanWaiting * elapsedMs) / MESSAGES,
+			switchesPerMessage: switches / MESSAGES,
+		};
+		return { perSecond, cpuMs, post, lockWait };
 	} finally {
 		await Promise.all([...senders, receiver].map((s) => s.stop()));
 		// The senders' backends have exited, so their counters are in the statistics. A failed read
@@ -187,6 +230,51 @@ const UNFINISHED =
 	"select count(*) as n from messages where tenant_id = $1 and status in ('queued', 'processing', 'sent')";
 const TOTALS =
 	"select count(*) filter (where status = 'delivered') as delivered, count(*) filter (where status = 'failed') as failed from messages";
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+/**
+ * The senders' backends waiting on a lock (a row's transaction: `transactionid`, a tuple, …),
+ * sampled every 10 ms from pg_stat_activity on a connection of its own (left out of
+ * PostgreSQL's CPU like the poll's). A count, not a time: the mean waiting times the run's
+ * time is the time waited (Little's law).
+ */
+async function lockWaits(url) {
+	const client = new pg.Client({ connectionString: url });
+	await client.connect();
+	const { rows } = await client.query("select pg_backend_pid() as pid");
+	const text =
+		"select count(*) filter (where wait_event_type = 'Lock') as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()";
+	let samples = 0;
+	let waiting = 0;
+	let withWaiter = 0;
+	let running = null;
+	let stopped = false;
+	return {
+		backendPid: rows[0].pid,
+		start() {
+			running = (async () => {
+				while (!stopped) {
+					const n = Number((await client.query({ name: "as2kit_bench_waits", text, rowMode: "array" })).rows[0][0]);
+					samples++;
+					waiting += n;
+					if (n > 0) withWaiter++;
+					await new Promise((r) => setTimeout(r, 10));
+				}
+			})();
+		},
+		async stop() {
+			stopped = true;
+			await running;
+			await client.end();
+			return {
+				samples,
+				meanWaiting: samples ? waiting / samples : 0,
+				shareWithWaiter: samples ? withWaiter / samples : 0,
+			};
+		},
+	};
+}
 
 async function pgCounter(url, tenantId) {
 	const client = new pg.Client({ connectionString: url });
@@ -226,11 +314,15 @@ try {
 	// Interleaved, so that drift of the machine over the run touches every configuration alike.
 	for (let r = 0; r < RUNS; r++) {
 		for (const [storage, instances] of configurations) {
-			const { perSecond, cpuMs } = await run(storage, instances);
+			const { perSecond, cpuMs, post, lockWait } = await run(storage, instances);
 			results.get(`${storage}×${instances}`).push(perSecond);
 			console.log(
-				`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s; CPU per message: senders ${cpuMs.senders.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms (not counted: the bench's poll ${cpuMs.poll.toFixed(2)}), receiver ${cpuMs.receiver.toFixed(2)} ms`,
+				`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s; CPU per message: senders ${cpuMs.senders.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms (not counted: the bench's poll ${cpuMs.poll.toFixed(2)}), receiver ${cpuMs.receiver.toFixed(2)} ms; POST p50 ${post.p50.toFixed(0)} ms, p99 ${post.p99.toFixed(0)} ms`,
 			);
+			if (lockWait)
+				console.log(
+					`      lock waits: ${lockWait.meanWaiting.toFixed(2)} backends waiting on average (${(lockWait.shareWithWaiter * 100).toFixed(0)} % of ${lockWait.samples} samples), ${lockWait.msPerMessage.toFixed(1)} ms waited a message; backends' context switches ${lockWait.switchesPerMessage.toFixed(1)} a message`,
+				);
 		}
 	}
 } finally {
