@@ -96,6 +96,32 @@ export const limitTests = {
 		expect(await get("bytes")).toBe(3_000_000_105);
 		expect(await store.usage.get({ ...counters, period: "2026-02", metric: "messages" })).toBe(0);
 	},
+	// The service's allowance (countLiveSend): each send counts itself in its message's
+	// transaction and rolls back when the month's total with it is past the limit. Sends racing
+	// for the last free messages must each see a total no other committed send saw, so that
+	// exactly as many commit as there was room for (PostgreSQL: the row is locked from the
+	// upsert to the end of the transaction; SQLite: one writer).
+	"usage - sends racing for the last free messages: exactly as many commit as there was room for": async ({
+		store,
+	}) => {
+		const counter = { accountId: "acc_000001", period: "2026-01" };
+		const limit = 10;
+		await store.usage.incrementMany({ ...counter, by: { live_messages: limit - 2, live_bytes: 0 } });
+		const sends = await Promise.allSettled(
+			Array.from({ length: 6 }, () =>
+				store.transaction(async (tx) => {
+					const counted = await tx.usage.incrementMany({ ...counter, by: { live_messages: 1, live_bytes: 100 } });
+					if (counted.live_messages! > limit) throw new Error("allowance spent");
+					return counted.live_messages;
+				}),
+			),
+		);
+		const committed = sends.flatMap((send) => (send.status === "fulfilled" ? [send.value] : []));
+		expect(committed.sort((a, b) => a! - b!)).toEqual([limit - 1, limit]);
+		expect(sends.filter((send) => send.status === "rejected")).toHaveLength(4);
+		expect(await store.usage.get({ ...counter, metric: "live_messages" })).toBe(limit);
+		expect(await store.usage.get({ ...counter, metric: "live_bytes" })).toBe(200);
+	},
 	"usage - storage measured per account: payloads and wire captures within retention, replacing the last measure":
 		async ({ store }) => {
 			await twoAccounts(store);
