@@ -13,6 +13,7 @@ import { idempotencyTests } from "./suites/idempotency.ts";
 import { jobTests } from "./suites/jobs.ts";
 import { limitTests } from "./suites/limits.ts";
 import { messageAttemptTests } from "./suites/message-attempts.ts";
+import { messageFilterTests } from "./suites/message-filters.ts";
 import { messageTests } from "./suites/messages.ts";
 import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
@@ -26,6 +27,7 @@ const SUITES = {
 	...apiKeyTests,
 	...partnerTests,
 	...messageTests,
+	...messageFilterTests,
 	...messageAttemptTests,
 	...eventTests,
 	...epcisTests,
