@@ -1,20 +1,44 @@
 import type { MessageListFilter, MessageRecord, Page, PageRequest } from "@as2kit/core/store";
-import { and, count, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gt, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../connection.ts";
-import { messages } from "../schema.ts";
+import { messageStates, messages } from "../schema.ts";
 import { window } from "./pg-page.ts";
 import { containsIgnoringCase } from "./pg-search.ts";
 
-type Condition = { name: keyof MessageListFilter; sql: SQL };
+/** `reads`: which table the condition's columns are on. */
+type Condition = { name: keyof MessageListFilter; sql: SQL; reads: Table };
+type Table = "messages" | "states";
+/**
+ * Where the tenant, partner, status, MDN-status and date conditions read: `states` puts them on
+ * message_states (its indexes serve the status and MDN-status filters, schema.ts), `messages` on
+ * `messages`, whose columns stay current too (the same statements write both tables).
+ */
+type Side = Table;
 
 const toMessage = (row: typeof messages.$inferSelect): MessageRecord => row as MessageRecord;
-const newestFirst = [desc(messages.createdAt), desc(messages.id)];
+const MESSAGE_COLUMNS = getTableColumns(messages);
+const newestFirst = (side: Side) => {
+	const t = side === "states" ? messageStates : messages;
+	return [desc(t.createdAt), desc(t.id)];
+};
+const ofTenant = (side: Side, tenantId: string) =>
+	eq((side === "states" ? messageStates : messages).tenantId, tenantId);
 
 /**
  * A tenant's messages, newest first (created_at, then id). Every filter has an index that
- * ends in that order (schema.ts), so a page reads its own rows; a search may instead start
- * from the trigram indexes (migration 0001), as the planner finds cheaper. The total is exact,
- * or with `page.countLimit` counted only so far (`Page.totalExact` false).
+ * ends in that order (schema.ts: on `messages`, or for the status and MDN-status filters on
+ * message_states), so a page reads its own rows; a search may instead start from the trigram
+ * indexes (migration 0001), as the planner finds cheaper. The total is exact, or with
+ * `page.countLimit` counted only so far (`Page.totalExact` false).
+ *
+ * When a status or MDN-status filter's index drives (driverOf), the statements walk that index
+ * of message_states and read each row's message by its key, checking the filters of `messages`
+ * there: a LATERAL subquery that its LIMIT 1 (one row by the key) keeps from being flattened
+ * into a join (drizzle leaves out an OFFSET 0). As a join, the planner misjudged it (two
+ * tables' filters it cannot know correlated, ILIKE's cost) and chose a hash join over a
+ * sequential scan of `messages` (20,000 messages: 26–35 ms against 1–6 ms before;
+ * bench/list-plans.mjs). Walked so, a statement reads the rows the status index of `messages`
+ * gave before, plus a lookup by key each.
  */
 export async function listMessages(
 	db: Db,
@@ -22,36 +46,52 @@ export async function listMessages(
 	filter: MessageListFilter,
 	page: PageRequest,
 ): Promise<Page<MessageRecord>> {
-	const tenant = eq(messages.tenantId, tenantId);
-	const filters = conditions(filter);
-	const where = and(tenant, ...filters.map((c) => c.sql));
+	const chosen = driverOf(filter);
+	const side: Side = chosen.some((name) => name === "status" || name === "mdnStatus") ? "states" : "messages";
+	const filters = conditions(filter, side);
 	const { limit, offset } = window(page);
-	const rows = await db
-		.select()
-		.from(messages)
-		.where(where)
-		.orderBy(...newestFirst)
-		.limit(limit + 1)
-		.offset(offset);
+	const rows =
+		side === "states"
+			? await pageOfStates(db, tenantId, filters, limit + 1, offset)
+			: await db
+					.select()
+					.from(messages)
+					.where(and(ofTenant(side, tenantId), ...filters.map((c) => c.sql)))
+					.orderBy(...newestFirst(side))
+					.limit(limit + 1)
+					.offset(offset);
 	const more = rows.length > limit;
 	const items = rows.slice(0, limit).map(toMessage);
 	const known = knownTotal(items.length, offset, more);
 	if (known !== null) return { items, total: known };
 	if (page.countLimit === undefined) {
-		const [counted] = await db.select({ n: count() }).from(messages).where(where);
-		return { items, total: counted?.n ?? 0 };
+		return { items, total: await countAll(db, side, tenantId, filters) };
 	}
 	// Counting a million rows takes longer than listing a page of them. One filter's index
 	// (with the date range) drives the count, newest first, as far as countLimit past the offset;
 	// the other filters are checked on each row it reaches. The cost follows the page asked for,
 	// and a total that stopped short is a lower bound that still promises the next page.
 	const cap = countCap(page, limit, offset);
-	const { driver, residual } = splitForCount(filters);
-	const walk = db
-		.select({ hit: sql<boolean>`${residual.length ? and(...residual) : sql`true`}`.as("hit") })
-		.from(messages)
-		.where(and(tenant, ...driver))
-		.orderBy(...newestFirst)
+	const { driver, residual } = splitForCount(filters, chosen);
+	const onMessages = side === "states" ? residual.filter((c) => c.reads === "messages") : [];
+	const here = residual.filter((c) => !onMessages.includes(c));
+	const checked =
+		onMessages.length > 0
+			? db
+					.select({ hit: sql<boolean>`${and(...onMessages.map((c) => c.sql))}`.as("hit") })
+					.from(messages)
+					.where(eq(messages.id, messageStates.id))
+					.limit(1)
+					.as("checked")
+			: null;
+	const hit = and(...here.map((c) => c.sql), ...(checked ? [sql`${checked.hit}`] : [])) ?? sql`true`;
+	const source = db
+		.select({ hit: sql<boolean>`${hit}`.as("hit") })
+		.from(side === "states" ? messageStates : messages)
+		.$dynamic();
+	const walk = (checked ? source.crossJoinLateral(checked) : source)
+		.where(and(ofTenant(side, tenantId), ...driver.map((c) => c.sql)))
+		.orderBy(...newestFirst(side))
 		.limit(cap)
 		.as("walk");
 	const [counted] = await db
@@ -60,21 +100,85 @@ export async function listMessages(
 	return finish(items, offset, more, counted!, cap);
 }
 
-/** The filters other than the tenant, by name. */
-function conditions(filter: MessageListFilter): Condition[] {
+/** A message_states row's message (the LATERAL above), where the conditions on `messages` hold. */
+const messageOf = (db: Db, onMessages: Condition[]) =>
+	db
+		.select(MESSAGE_COLUMNS)
+		.from(messages)
+		.where(and(eq(messages.id, messageStates.id), ...onMessages.map((c) => c.sql)))
+		.limit(1)
+		.as("wide");
+
+/** Whether a message_states row's message meets the conditions on `messages` (a row, or none). */
+const meets = (db: Db, onMessages: Condition[]) =>
+	db
+		.select({ one: sql<number>`1`.as("one") })
+		.from(messages)
+		.where(and(eq(messages.id, messageStates.id), ...onMessages.map((c) => c.sql)))
+		.limit(1)
+		.as("wide");
+
+/** A page driven by an index of message_states, each row's message read by its key. */
+async function pageOfStates(
+	db: Db,
+	tenantId: string,
+	filters: Condition[],
+	limit: number,
+	offset: number,
+): Promise<(typeof messages.$inferSelect)[]> {
+	const wide = messageOf(
+		db,
+		filters.filter((c) => c.reads === "messages"),
+	);
+	const fields = Object.fromEntries(Object.keys(MESSAGE_COLUMNS).map((key) => [key, wide[key as keyof typeof wide]]));
+	const rows = await db
+		.select(fields as unknown as typeof MESSAGE_COLUMNS)
+		.from(messageStates)
+		.crossJoinLateral(wide)
+		.where(and(ofTenant("states", tenantId), ...filters.filter((c) => c.reads === "states").map((c) => c.sql)))
+		.orderBy(...newestFirst("states"))
+		.limit(limit)
+		.offset(offset);
+	return rows as (typeof messages.$inferSelect)[];
+}
+
+/** How many of the tenant's messages the filters leave (an exact count). */
+async function countAll(db: Db, side: Side, tenantId: string, filters: Condition[]): Promise<number> {
+	const n = { n: count() };
+	const [counted] =
+		side === "messages"
+			? await db
+					.select(n)
+					.from(messages)
+					.where(and(ofTenant(side, tenantId), ...filters.map((c) => c.sql)))
+			: await countStates(db, tenantId, filters);
+	return counted?.n ?? 0;
+}
+
+function countStates(db: Db, tenantId: string, filters: Condition[]) {
+	const onMessages = filters.filter((c) => c.reads === "messages");
+	const where = and(ofTenant("states", tenantId), ...filters.filter((c) => c.reads === "states").map((c) => c.sql));
+	const states = db.select({ n: count() }).from(messageStates);
+	return onMessages.length === 0 ? states.where(where) : states.crossJoinLateral(meets(db, onMessages)).where(where);
+}
+
+/** The filters other than the tenant, by name, with the narrow ones read on `side`. */
+function conditions(filter: MessageListFilter, side: Side): Condition[] {
 	const c: Condition[] = [];
-	const add = (name: keyof MessageListFilter, condition: SQL) => c.push({ name, sql: condition });
-	if (filter.partnerId) add("partnerId", eq(messages.partnerId, filter.partnerId));
-	if (filter.status) add("status", eq(messages.status, filter.status));
+	const narrow = side === "states" ? messageStates : messages;
+	const add = (name: keyof MessageListFilter, condition: SQL, reads: Table = "messages") =>
+		c.push({ name, sql: condition, reads });
+	if (filter.partnerId) add("partnerId", eq(narrow.partnerId, filter.partnerId), side);
+	if (filter.status) add("status", eq(narrow.status, filter.status), side);
 	if (filter.direction) add("direction", eq(messages.direction, filter.direction));
 	if (filter.environment) add("environment", eq(messages.environment, filter.environment));
-	if (filter.fromDate) add("fromDate", gt(messages.createdAt, filter.fromDate));
-	if (filter.toDate) add("toDate", lt(messages.createdAt, filter.toDate));
+	if (filter.fromDate) add("fromDate", gt(narrow.createdAt, filter.fromDate), side);
+	if (filter.toDate) add("toDate", lt(narrow.createdAt, filter.toDate), side);
 	if (filter.search) add("search", containsIgnoringCase(filter.search, messages.subject, messages.messageId));
 	if (filter.contentType) add("contentType", eq(messages.contentType, filter.contentType));
 	// The very expression of messages_tenant_has_errors_idx, so that index serves it.
 	if (filter.hasErrors !== undefined) add("hasErrors", sql`(${messages.errorCode} is not null) = ${filter.hasErrors}`);
-	if (filter.mdnStatus) add("mdnStatus", eq(messages.mdnStatus, filter.mdnStatus));
+	if (filter.mdnStatus) add("mdnStatus", eq(narrow.mdnStatus, filter.mdnStatus), side);
 	if (filter.encrypted !== undefined) add("encrypted", eq(messages.encrypted, filter.encrypted));
 	if (filter.signed !== undefined) add("signed", eq(messages.signed, filter.signed));
 	return c;
@@ -93,18 +197,20 @@ const DRIVERS: (keyof MessageListFilter)[] = [
 	"signed",
 ];
 
+/** The filters whose index drives a count: partner and status together, else the first of DRIVERS asked. */
+function driverOf(filter: MessageListFilter): (keyof MessageListFilter)[] {
+	const names = new Set(conditions(filter, "messages").map((c) => c.name));
+	if (names.has("partnerId") && names.has("status")) return ["partnerId", "status"];
+	return DRIVERS.filter((name) => names.has(name)).slice(0, 1);
+}
+
 /** The conditions one index answers (with the date range, which every index orders), and the rest. */
-function splitForCount(filters: Condition[]): { driver: SQL[]; residual: SQL[] } {
-	const names = new Set(filters.map((c) => c.name));
-	const chosen: (keyof MessageListFilter)[] =
-		names.has("partnerId") && names.has("status")
-			? ["partnerId", "status"]
-			: DRIVERS.filter((name) => names.has(name)).slice(0, 1);
+function splitForCount(
+	filters: Condition[],
+	chosen: (keyof MessageListFilter)[],
+): { driver: Condition[]; residual: Condition[] } {
 	const inDriver = (c: Condition) => chosen.includes(c.name) || c.name === "fromDate" || c.name === "toDate";
-	return {
-		driver: filters.filter(inDriver).map((c) => c.sql),
-		residual: filters.filter((c) => !inDriver(c)).map((c) => c.sql),
-	};
+	return { driver: filters.filter(inDriver), residual: filters.filter((c) => !inDriver(c)) };
 }
 
 /** When the page ends the list, its total needs no count; null otherwise (or past the end). */

@@ -1,17 +1,19 @@
 import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/store";
-import { and, asc, type Column, desc, eq, gt, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, getTableColumns, gt, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
-import { messages } from "../schema.ts";
+import { messageStates, messages } from "../schema.ts";
 import type { TextRow } from "../undescribed-query.ts";
 import { insertWithNewId } from "./insert-with-new-id.ts";
 import { listMessages } from "./message-list.ts";
+import { movingState, withState } from "./message-states.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
 // Every message is created, read and moved through its states several times: prepared
 // statements on the hot path (pg-raw-table.ts).
 const RAW_MESSAGES = rawTable(messages);
-const CREATE = RAW_MESSAGES.insertSql();
-const CREATE_NEW = insertWithNewId(RAW_MESSAGES, "msg_");
+const CREATE = withState(RAW_MESSAGES.insertSql());
+const CREATE_NEW_ID = insertWithNewId(RAW_MESSAGES, "msg_");
+const CREATE_NEW = withState(CREATE_NEW_ID.sql.replace(/ returning "id"$/, ""), ' returning "id"');
 const BY_ID = `select ${RAW_MESSAGES.columns} from "messages" where "id" = $1`;
 const BY_TENANT_AND_ID = `${BY_ID} and "tenant_id" = $2`;
 // One UPDATE, so concurrent MDNs all land: the row lock orders them. `json`, not `jsonb`,
@@ -74,8 +76,8 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 		},
 		createNew: async (message) => {
 			const [row] = await runner.query<{ id: string }>(
-				CREATE_NEW.sql,
-				CREATE_NEW.params(message, await ensureSequence("msg_")),
+				CREATE_NEW,
+				CREATE_NEW_ID.params(message, await ensureSequence("msg_")),
 			);
 			return row!.id;
 		},
@@ -106,7 +108,10 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 			const set = RAW_MESSAGES.setClause(patch, 3);
 			return runner
 				.query(
-					`update "messages" set ${set.sql} where "id" = $1 and "status" = any($2::text[]) returning ${RAW_MESSAGES.columns}`,
+					movingState(
+						`update "messages" set ${set.sql} where "id" = $1 and "status" = any($2::text[]) returning ${RAW_MESSAGES.columns}`,
+						patch,
+					),
 					[id, [...from], ...set.params],
 					wholeRow,
 				)
@@ -116,7 +121,7 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 			const set = RAW_MESSAGES.setClause(patch, 2);
 			return runner
 				.query(
-					`update "messages" set ${set.sql} where "id" = $1 returning ${RAW_MESSAGES.columns}`,
+					movingState(`update "messages" set ${set.sql} where "id" = $1 returning ${RAW_MESSAGES.columns}`, patch),
 					[id, ...set.params],
 					wholeRow,
 				)
@@ -125,12 +130,20 @@ export function createMessageStore(runner: Runner, ensureSequence: (prefix: stri
 		addRejectedMdn: (id, entry, keep) =>
 			runner.query(ADD_REJECTED_MDN, [id, JSON.stringify(entry), keep], wholeRow).then(first),
 		listMdnOverdue: async (now, limit) => {
+			// message_states_mdn_deadline_idx, oldest deadline first; the whole rows by their key.
 			const rows = await runner.run((db) =>
 				db
-					.select()
-					.from(messages)
-					.where(and(eq(messages.mdnStatus, "pending"), eq(messages.status, "sent"), lt(messages.mdnDeadline, now)))
-					.orderBy(asc(messages.mdnDeadline))
+					.select(getTableColumns(messages))
+					.from(messageStates)
+					.innerJoin(messages, eq(messages.id, messageStates.id))
+					.where(
+						and(
+							eq(messageStates.mdnStatus, "pending"),
+							eq(messageStates.status, "sent"),
+							lt(messageStates.mdnDeadline, now),
+						),
+					)
+					.orderBy(asc(messageStates.mdnDeadline))
 					.limit(limit),
 			);
 			return rows.map(toMessage);
