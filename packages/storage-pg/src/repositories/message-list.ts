@@ -225,7 +225,11 @@ function countCap(page: PageRequest, limit: number, offset: number): number {
 	return offset + Math.max(page.countLimit ?? 0, limit + 1);
 }
 
-/** Exact when the walk ended before its cap; else a lower bound that promises the next page. */
+/**
+ * Exact when the walk ended before its cap; else a lower bound that promises the next page.
+ * Only a page with items says how far the list reaches: an empty page (past the end) says the
+ * opposite, that nothing matches from its offset on, so its bound is what the walk counted.
+ */
 function finish(
 	items: MessageRecord[],
 	offset: number,
@@ -234,5 +238,6 @@ function finish(
 	cap: number,
 ): Page<MessageRecord> {
 	if (counted.walked < cap) return { items, total: counted.hits };
-	return { items, total: Math.max(counted.hits, offset + items.length + (more ? 1 : 0)), totalExact: false };
+	const reached = items.length > 0 ? offset + items.length + (more ? 1 : 0) : 0;
+	return { items, total: Math.max(counted.hits, reached), totalExact: false };
 }
