@@ -5,7 +5,11 @@
  */
 export interface BlobStore {
 	/**
-	 * Streams `body` into a new blob at `key`, visible only once complete. With `maxBytes`,
+	 * Streams `body` into a new blob, visible only once complete, and returns its `BlobInfo`,
+	 * whose `key` is the key to read, stat and delete the blob by from then on. The `key` asked
+	 * for is a name hint: a store may keep it (the S3 store does) or choose another (the
+	 * filesystem store keys a small blob by where it appended it). Callers keep and use the
+	 * returned key, never the one they asked for. With `maxBytes`,
 	 * fails with As2Error("PAYLOAD_TOO_LARGE") as soon as the limit is crossed, keeping nothing.
 	 * `body` is a web stream or any async iterable of chunks (a Node readable, a generator).
 	 */
@@ -27,6 +31,7 @@ export interface BlobStore {
 }
 
 export interface BlobInfo {
+	/** The key to read, stat and delete the blob by: `put`'s choice, not necessarily the key it was asked for. */
 	key: string;
 	bytes: number;
 	/** Hex SHA-256 of the bytes. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { As2Store } from "@as2kit/core/store";
+import type { As2Store, BlobStore } from "@as2kit/core/store";
 import { createSqliteStore } from "@as2kit/storage-sqlite";
 import { createDeferredPgStore } from "../../../../test/pg/deferred-store.ts";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
@@ -61,7 +61,14 @@ export interface TestResponse {
 export function createTestApp(
 	config: Partial<ServiceConfig> = {},
 	extraRoutes?: (app: ReturnType<typeof createApp>) => void,
-	options: { url?: string; clock?: TestClock; logger?: Logger; metrics?: boolean } = {},
+	options: {
+		url?: string;
+		clock?: TestClock;
+		logger?: Logger;
+		metrics?: boolean;
+		/** The blob store, given the fs blob store on the test's directory (a fake wraps it). */
+		blobs?: (fs: BlobStore) => BlobStore;
+	} = {},
 ): TestApp {
 	const clock = options.clock ?? new TestClock();
 	const closeKeyScope = openKeyScope();
@@ -74,7 +81,7 @@ export function createTestApp(
 	const metrics = new HttpMetrics();
 	const service = createService({
 		store,
-		blobs: createFsBlobStore(blobDir),
+		blobs: options.blobs ? options.blobs(createFsBlobStore(blobDir)) : createFsBlobStore(blobDir),
 		now: clock.now,
 		...(options.logger ? { logger: options.logger } : {}),
 		...(options.metrics ? { telemetry: new ServiceMetrics(metrics.registry) } : {}),

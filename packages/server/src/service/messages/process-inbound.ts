@@ -75,7 +75,8 @@ export async function processInbound(
 	const plan = planOf(account?.plan ?? "free", config.enterpriseLimits);
 	const at = now();
 	const payloadKey = `payloads/${at.toISOString().slice(0, 7)}/${randomUUID()}`;
-	let stored = false;
+	/** The stored payload's key, as the blob store chose it (BlobStore.put), once stored. */
+	let stored: string | null = null;
 	let raw: RawBody | null = null;
 	try {
 		raw = inbound.body instanceof Uint8Array ? null : await openRawBody(blobs, inbound.body.blobKey);
@@ -92,7 +93,7 @@ export async function processInbound(
 			maxDecompressedBytes: plan.maxPayloadBytes,
 		});
 		const blob = await blobs.put(payloadKey, unpacked.payload, { maxBytes: plan.maxPayloadBytes });
-		stored = true;
+		stored = blob.key;
 		const report = await unpacked.complete();
 		const mdnMode = inbound.mdnRequest?.mode ?? "none";
 		const record: MessageRecord = {
@@ -182,12 +183,12 @@ export async function processInbound(
 			// that won the race): answer as for a duplicate.
 			await receipt.discard();
 			if (!isConflictOn(error, "messages.")) throw error;
-			await blobs.delete(payloadKey).catch(() => {});
+			await blobs.delete(blob.key).catch(() => {});
 			const copy = await original();
 			return copy ? duplicateOf(copy) : { error, mic: undefined, message: null, duplicate: false };
 		}
 	} catch (error) {
-		if (stored) await blobs.delete(payloadKey).catch(() => {});
+		if (stored !== null) await blobs.delete(stored).catch(() => {});
 		const duplicate = await original().catch(() => null);
 		if (duplicate) return duplicateOf(duplicate);
 		deps.logger.warn({ err: error, tenantId: tenant.id, partnerId: partner.id, messageId }, "inbound message refused");
