@@ -9,6 +9,7 @@ import { readdirSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join, relative } from "node:path";
 import { generateSelfSigned } from "@as2kit/core";
+import { liveBlobsUnder } from "../../packages/server/test/helpers/live-blobs.ts";
 import type { BuiltServer } from "./built-server.ts";
 import { call, register } from "./clients.ts";
 
@@ -353,15 +354,17 @@ export async function requestFinished(server: BuiltServer, requestId: string, ti
 
 /**
  * Every file under the server's directory (its TMPDIR, BLOB_DIR and, on SQLite, its database),
- * relative to it, except the database's own files, which change with every request.
+ * relative to it, except the database's own files, which change with every request. A segment
+ * file of the blob store (stop 33) is listed as its live blobs and its ledger not at all
+ * (live-blobs.ts): a blob deleted again leaves nothing listed.
  */
 export function filesOf(server: BuiltServer): string[] {
-	return (readdirSync(server.dir, { recursive: true, encoding: "utf8" }) as string[])
+	const paths = (readdirSync(server.dir, { recursive: true, encoding: "utf8" }) as string[])
 		.map((path) => join(server.dir, path))
 		.filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile())
 		.map((path) => relative(server.dir, path))
-		.filter((path) => !/^as2\.sqlite(-wal|-shm|-journal)?$/.test(path))
-		.sort();
+		.filter((path) => !/^as2\.sqlite(-wal|-shm|-journal)?$/.test(path));
+	return liveBlobsUnder(server.dir, paths);
 }
 
 /** What a client that sends its whole request before reading saw. */

@@ -1,6 +1,6 @@
 /**
  * Issue #20, wire capture per message: an attempt's request and the partner's answer are kept
- * in one file (each side a part of it), against the built server over real sockets on SQLite
+ * in one blob (each side a part of it; a record of a segment file since stop 33), against the built server over real sockets on SQLite
  * and PostgreSQL. Each side's download is its exact bytes — with fetch, curl, and a raw socket
  * for HEAD — and a client that hangs up in the middle of a part leaves the server serving.
  */
@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scratch } from "../../packages/as2-core/test/helpers/openssl.ts";
+import { HEADER_BYTES } from "../../packages/server/src/blobs/segment-record.ts";
 import { makeCertificates } from "../../packages/server/test/helpers/certs.ts";
 import {
 	createPartnerWithCertificate,
@@ -66,24 +67,36 @@ afterAll(async () => {
 const wirePath = (side: string) => `/v1/messages/${messageId}/attempts/1/${side}`;
 const bearer = () => ({ authorization: `Bearer ${liveKey}` });
 
-/** Every file under the server's wire captures, recursively. */
-function wireFiles(): string[] {
-	const root = join(server.dir, "blobs", "wire");
-	return readdirSync(root, { recursive: true, withFileTypes: true })
-		.filter((entry) => entry.isFile())
-		.map((entry) => join(entry.parentPath, entry.name));
+/**
+ * The blobs of the server's segment files (fs blob store, stop 33): each record's bytes, found
+ * by walking the records (a 32-byte header whose bytes 24–30 are the length: segment-record.ts).
+ */
+function segmentBlobs(): Buffer[] {
+	const root = join(server.dir, "blobs", "segments");
+	const blobs: Buffer[] = [];
+	for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+		if (!entry.isFile() || !entry.name.endsWith(".seg")) continue;
+		const segment = readFileSync(join(entry.parentPath, entry.name));
+		for (let offset = 0; offset + HEADER_BYTES <= segment.byteLength; ) {
+			const length = segment.readUIntLE(offset + 24, 6);
+			blobs.push(segment.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length));
+			offset += HEADER_BYTES + length;
+		}
+	}
+	return blobs;
 }
 
-describe("one file per exchange, each side served as it was on the wire", () => {
-	it("the attempt's request and answer are one file, of both sides' bytes", async () => {
+describe("one blob per exchange, each side served as it was on the wire", () => {
+	it("the attempt's request and answer are one blob, of both sides' bytes", async () => {
 		const [attempt] = (await call(server.base, "GET", `/v1/messages/${messageId}/attempts`, { token: liveKey })).json
 			.data;
 		expect(attempt).toMatchObject({ number: 1, http_status: 200, outcome: "succeeded" });
 		expect(attempt.wire).toMatchObject({ request: wirePath("request"), response: wirePath("response") });
-		const files = wireFiles().filter((path) => path.includes(messageId));
-		expect(files).toHaveLength(1);
 		const received = partners.requests("BB-ONE-FILE")[0]!.raw;
-		expect(readFileSync(files[0]!).byteLength).toBe(received.byteLength + Buffer.byteLength(answered.body));
+		const answer = Buffer.from(answered.body);
+		const captures = segmentBlobs().filter((blob) => blob.includes(received.subarray(0, 200)));
+		expect(captures).toHaveLength(1);
+		expect(captures[0]!.equals(Buffer.concat([received, answer]))).toBe(true);
 	});
 
 	it("fetch: the request's body is what the partner received, the response's is the answer it sent", async () => {

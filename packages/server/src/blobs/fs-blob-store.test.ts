@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAs2Error } from "@as2kit/core";
@@ -43,11 +43,14 @@ describe("fs blob store", () => {
 			const { root, blobs } = store();
 			const bytes = randomBytes(size);
 			const info = await blobs.put("tnt_1/msg_1/payload", streamOf(bytes));
-			expect(info).toEqual({ key: "tnt_1/msg_1/payload", bytes: size, sha256: sha256(bytes) });
+			// A small blob is appended to a segment, keyed by where it is (segment-blobs.test.ts).
+			const key = size <= 262_144 ? expect.stringMatching(/^seg\//) : "tnt_1/msg_1/payload";
+			expect(info).toEqual({ key, bytes: size, sha256: sha256(bytes) });
 			expect((await readAll(await blobs.get(info.key))).equals(bytes)).toBe(true);
 			expect(await blobs.stat(info.key)).toEqual(info);
-			// One file per blob, no temporary left behind.
-			expect(readdirSync(join(root, "tnt_1/msg_1"))).toEqual(["payload"]);
+			// A large blob: one file, no temporary left behind; a small one: no file of its own.
+			if (size > 262_144) expect(readdirSync(join(root, "tnt_1/msg_1"))).toEqual(["payload"]);
+			else expect(existsSync(join(root, "tnt_1"))).toBe(false);
 			await blobs.delete(info.key);
 			expect(await blobs.get(info.key)).toBeNull();
 			expect(await blobs.stat(info.key)).toBeNull();
@@ -94,7 +97,7 @@ describe("fs blob store", () => {
 			const error = await blobs.put(`k/${size}`, streamOf(randomBytes(size)), { maxBytes }).catch((e) => e);
 			expect(isAs2Error(error) && error.code).toBe("PAYLOAD_TOO_LARGE");
 		}
-		expect(readdirSync(join(root, "k"))).toEqual([]);
+		expect(readdirSync(root, { recursive: true })).toEqual([]);
 	});
 
 	it("takes an async iterable as well (a Node request, a generator), and ends it early when refused", async () => {
@@ -162,18 +165,31 @@ describe("fs blob store", () => {
 	}
 
 	// Issue #16, defect 12: payloads were created 0644 in 0755 directories.
-	it("creates payload files 0600 and their directories 0700, on either write path", async () => {
+	it("creates payload files and segments 0600 and their directories 0700, on either write path", async () => {
 		const { root, blobs } = store();
 		const base = join(root, "new-root");
 		const nested = createFsBlobStore(base);
-		await nested.put("payloads/2026-03/small", streamOf(randomBytes(10_240)));
+		const small = await nested.put("payloads/2026-03/small", streamOf(randomBytes(10_240)));
 		await nested.put("payloads/2026-03/large", streamOf(randomBytes(1_048_576)));
+		await nested.delete(small.key);
 		await blobs.put("top", streamOf(randomBytes(100)));
 		const mode = (path: string) => statSync(path).mode & 0o777;
-		expect(mode(join(base, "payloads/2026-03/small"))).toBe(0o600);
-		expect(mode(join(base, "payloads/2026-03/large"))).toBe(0o600);
-		expect(mode(join(root, "top"))).toBe(0o600);
-		for (const directory of ["", "payloads", "payloads/2026-03"]) expect(mode(join(base, directory))).toBe(0o700);
+		const entries = readdirSync(base, { recursive: true, encoding: "utf8" });
+		// The large blob's file, the small one's segment and its ledger of freed ranges.
+		expect(
+			entries
+				.filter((path) => statSync(join(base, path)).isFile())
+				.map((path) => path.replace(/[0-9a-f]{16}/, "ID").replace(/\d{10}/, "HOUR"))
+				.sort(),
+		).toEqual(["payloads/2026-03/large", "segments/HOUR/ID.seg", "segments/HOUR/ID.seg.freed"]);
+		for (const path of entries) {
+			const full = join(base, path);
+			expect(mode(full).toString(8), path).toBe(statSync(full).isFile() ? "600" : "700");
+		}
+		expect(mode(base)).toBe(0o700);
+		expect(mode(join(root, "segments"))).toBe(0o700);
+		nested.close();
+		blobs.close();
 	});
 
 	it("refuses keys that could leave its directory", async () => {

@@ -16,6 +16,8 @@ import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 import { chunksOf, payloadTooLarge } from "./blob-body.ts";
 import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
 import { readFileStream } from "./file-source.ts";
+import { createSegmentBlobs, type SegmentOptions } from "./segment-blobs.ts";
+import { parseSegmentKey, SEGMENT_DIRECTORY, SEGMENT_KEY_PREFIX } from "./segment-key.ts";
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9_./-]{0,255}$/;
 /** A safe key already in normal form: segments none empty and none starting with a dot. */
@@ -43,13 +45,27 @@ const SMALL_BLOB_BYTES = 256 * 1024;
 /** Reads of files this small come back as one chunk, without a read stream. */
 const SMALL_READ_BYTES = 256 * 1024;
 
+export interface FsBlobStoreOptions extends Omit<SegmentOptions, "maxBlobBytes"> {
+	/**
+	 * Small blobs appended to segment files (the default), or a file each as before stop 33
+	 * (`false`: what the segment tests compare with, and a way back).
+	 */
+	segments?: boolean;
+}
+
 /**
- * Payload blobs as files under one directory (`BLOB_DIR`). A blob is written to a temporary
- * file and renamed into place when complete, so readers never see half a payload, and a
- * crash leaves only a temporary file behind. Several instances may share the directory
- * (a shared volume): keys are unique and writes never overwrite in place.
+ * Payload blobs under one directory (`BLOB_DIR`). A blob written whole (up to
+ * SMALL_BLOB_BYTES) is appended as a record to this store's open segment file
+ * (segment-blobs.ts) and keyed by where it is: `put` returns that key, and the key asked for
+ * is only a name hint (the BlobStore port). A larger one streams to a temporary file renamed
+ * into place under the requested key when complete, so readers never see half a payload, and a
+ * crash leaves only a temporary file (or a torn segment tail nobody has a key to) behind.
+ * Several instances may share the directory (a shared volume): each appends only to its own
+ * segments and writes files under unique keys, and any reads and deletes any blob. Keys that are
+ * not segment keys are paths, as every key was before stop 33: those blobs still read, stat
+ * and delete. Nothing is fsynced, on either path (the same durability as before segments).
  */
-export function createFsBlobStore(root: string): BlobStore {
+export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}): BlobStore & { close(): void } {
 	const pathOf = blobPaths(root);
 	const madeDirectories = new Set<string>();
 	const ensureDirectory = (path: string) => {
@@ -59,11 +75,23 @@ export function createFsBlobStore(root: string): BlobStore {
 		if (madeDirectories.size > 10_000) madeDirectories.clear();
 		madeDirectories.add(directory);
 	};
+	const segments =
+		options.segments === false ? null : createSegmentBlobs(root, { ...options, maxBlobBytes: SMALL_BLOB_BYTES });
+	/** A blob's bytes whole when it is a segment blob (null when there is none), otherwise its path. */
+	const locate = (key: string): { bytes: Uint8Array | null } | { path: string } => {
+		if (key.startsWith(SEGMENT_KEY_PREFIX)) {
+			const segmentKey = parseSegmentKey(key);
+			return { bytes: segmentKey && segments ? segments.read(segmentKey) : null };
+		}
+		return { path: pathOf(key) };
+	};
 
 	return {
 		async put(key, body, options = {}) {
 			const path = pathOf(key);
-			ensureDirectory(path);
+			if (key.startsWith(SEGMENT_KEY_PREFIX) || key.startsWith(`${SEGMENT_DIRECTORY}/`)) {
+				throw new Error(`unsafe blob key: ${key} (the store's own names)`);
+			}
 			const temporary = `${path}.${randomUUID()}.partial`;
 			// A blob written whole is hashed whole, in one call; a streamed one as it streams.
 			let hash: Hash | null = null;
@@ -84,6 +112,7 @@ export function createFsBlobStore(root: string): BlobStore {
 						continue;
 					}
 					if (!file || !hash) {
+						ensureDirectory(path);
 						file = await openFileSink(temporary);
 						hash = createHash("sha256");
 						for (const chunk of held.splice(0)) {
@@ -95,6 +124,11 @@ export function createFsBlobStore(root: string): BlobStore {
 					await file.write(value);
 				}
 				if (!file || !hash) {
+					if (segments) {
+						const sha256 = held.length === 1 ? hashOnce("sha256", held[0]!) : hashChunks(held);
+						return { key: segments.append(held, bytes), bytes, sha256 };
+					}
+					ensureDirectory(path);
 					const whole = held.length === 1 ? held[0]! : concatBytes(held);
 					writeFileSync(temporary, whole, { flag: "wx", mode: PRIVATE_FILE_MODE });
 					renameSync(temporary, path);
@@ -116,20 +150,19 @@ export function createFsBlobStore(root: string): BlobStore {
 		},
 
 		async get(key) {
-			const path = pathOf(key);
+			const place = locate(key);
+			if ("bytes" in place) return place.bytes && wholeStream(place.bytes);
+			const path = place.path;
 			const bytes = readSmallFile(path);
 			if (bytes === null) return null;
 			if (bytes === TOO_LARGE_TO_READ_WHOLE) return readFileStream(path);
-			return new ReadableStream<Uint8Array>({
-				start(controller) {
-					if (bytes.byteLength > 0) controller.enqueue(bytes);
-					controller.close();
-				},
-			});
+			return wholeStream(bytes);
 		},
 
 		async chunks(key) {
-			const path = pathOf(key);
+			const place = locate(key);
+			if ("bytes" in place) return place.bytes && wholeChunk(place.bytes);
+			const path = place.path;
 			const bytes = readSmallFile(path);
 			if (bytes === null) return null;
 			if (bytes === TOO_LARGE_TO_READ_WHOLE) return toChunks(readFileStream(path));
@@ -139,7 +172,11 @@ export function createFsBlobStore(root: string): BlobStore {
 		// The digest is computed again rather than kept beside the blob: put returns it to the
 		// caller, who records it; stat is rare, and a second file per blob cost every put.
 		async stat(key): Promise<BlobInfo | null> {
-			const path = pathOf(key);
+			const place = locate(key);
+			if ("bytes" in place) {
+				return place.bytes && { key, bytes: place.bytes.byteLength, sha256: hashOnce("sha256", place.bytes) };
+			}
+			const path = place.path;
 			try {
 				const info = await stat(path);
 				const hash = createHash("sha256");
@@ -151,9 +188,33 @@ export function createFsBlobStore(root: string): BlobStore {
 		},
 
 		async delete(key) {
-			await rm(pathOf(key), { force: true });
+			if (!key.startsWith(SEGMENT_KEY_PREFIX)) return rm(pathOf(key), { force: true });
+			const segmentKey = parseSegmentKey(key);
+			if (segmentKey && segments) segments.remove(segmentKey);
+		},
+
+		/** Closes the open segment (a server stopping); the next small blob opens a new one. */
+		close() {
+			segments?.close();
 		},
 	};
+}
+
+/** Chunks written whole are hashed in one pass, as one blob. */
+function hashChunks(chunks: readonly Uint8Array[]): string {
+	const hash = createHash("sha256");
+	for (const chunk of chunks) hash.update(chunk);
+	return hash.digest("hex");
+}
+
+/** Bytes read whole as `get`'s stream: one chunk, none when empty. */
+function wholeStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+	return new ReadableStream<Uint8Array>({
+		start(controller) {
+			if (bytes.byteLength > 0) controller.enqueue(bytes);
+			controller.close();
+		},
+	});
 }
 
 const TOO_LARGE_TO_READ_WHOLE = Symbol("too large to read whole");

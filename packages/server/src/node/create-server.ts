@@ -221,7 +221,10 @@ function listenerBaseUrl(config: EnvConfig, address: AddressInfo, tls: boolean):
 
 /** BLOB_URL's S3 store, or the BLOB_DIR directory; the AWS SDK is loaded only for the first. */
 async function openBlobStore(config: EnvConfig): Promise<{ blobs: BlobStore; close(): void }> {
-	if (!config.BLOB_URL) return { blobs: createFsBlobStore(config.BLOB_DIR), close: () => {} };
+	if (!config.BLOB_URL) {
+		const blobs = createFsBlobStore(config.BLOB_DIR);
+		return { blobs, close: () => blobs.close() };
+	}
 	const { openS3BlobStore } = await import("../blobs/s3-open.ts");
 	return openS3BlobStore(config.BLOB_URL);
 }

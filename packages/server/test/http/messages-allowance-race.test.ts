@@ -1,7 +1,6 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { UsageStore } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { liveBlobsUnder } from "../helpers/live-blobs.ts";
 import { createTestApp, liveTenantWithBuyer, type TestApp } from "../helpers/test-app.ts";
 
 // The monthly allowance under concurrency: two sends for the last free message. Runs on SQLite
@@ -97,9 +96,6 @@ describe("the monthly allowance under concurrent sends", () => {
 			.filter((e) => e.kind === "billing.usage_threshold")
 			.map((e) => Number(e.data.threshold_percentage));
 		expect(thresholds.sort((a, b) => a - b)).toEqual([75, 90, 100]);
-		const blobs = readdirSync(t.blobDir, { recursive: true, encoding: "utf8" }).filter((p) =>
-			statSync(join(t.blobDir, p)).isFile(),
-		);
-		expect(blobs).toHaveLength(1);
+		expect(liveBlobsUnder(t.blobDir)).toHaveLength(1);
 	});
 });

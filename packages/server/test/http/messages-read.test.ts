@@ -366,13 +366,14 @@ describe("GET /v1/messages/{message_id}", () => {
 });
 
 describe("GET /v1/messages/{message_id}/payload", () => {
+	/** The blob's key as the store chose it (BlobStore.put), which a message names. */
 	const putPayload = async (key: string, stream: ReadableStream<Uint8Array>) => t.service.deps.blobs.put(key, stream);
 
 	it("streams the original bytes with the spec's headers", async () => {
 		const bytes = new TextEncoder().encode("ISA*00*          *00*~\nGS*PO*~\n");
-		await putPayload("payloads/po.x12", bytesStream(bytes));
+		const { key: po } = await putPayload("payloads/po.x12", bytesStream(bytes));
 		const m = await storeMessage(t, owner, {
-			payloadKey: "payloads/po.x12",
+			payloadKey: po,
 			filename: "po-4711.x12",
 			compressed: true,
 			encrypted: false,
@@ -394,14 +395,14 @@ describe("GET /v1/messages/{message_id}/payload", () => {
 	});
 
 	it("names the file in UTF-8 when it is not plain ASCII, and by the message id when it has no name", async () => {
-		await putPayload("payloads/a", bytesStream(new Uint8Array([1, 2, 3])));
+		const { key: a } = await putPayload("payloads/a", bytesStream(new Uint8Array([1, 2, 3])));
 		const named = await storeMessage(t, owner, {
-			payloadKey: "payloads/a",
+			payloadKey: a,
 			filename: 'Rechnung "März" 100%.pdf',
 			contentType: "application/pdf",
 		});
-		const unnamed = await storeMessage(t, owner, { payloadKey: "payloads/a", contentType: "application/xml" });
-		const odd = await storeMessage(t, owner, { payloadKey: "payloads/a", contentType: "application/x-custom" });
+		const unnamed = await storeMessage(t, owner, { payloadKey: a, contentType: "application/xml" });
+		const odd = await storeMessage(t, owner, { payloadKey: a, contentType: "application/x-custom" });
 		const disposition = async (id: string) =>
 			(await get(`/v1/messages/${id}/payload`)).headers.get("content-disposition");
 		expect(await disposition(named.id)).toBe(
@@ -412,8 +413,8 @@ describe("GET /v1/messages/{message_id}/payload", () => {
 	});
 
 	it("answers any Accept header with the payload's own type, while the JSON routes still refuse one without JSON", async () => {
-		await putPayload("payloads/b.pdf", bytesStream(new Uint8Array([0x25, 0x50, 0x44, 0x46])));
-		const m = await storeMessage(t, owner, { payloadKey: "payloads/b.pdf", contentType: "application/pdf" });
+		const { key: pdfKey } = await putPayload("payloads/b.pdf", bytesStream(new Uint8Array([0x25, 0x50, 0x44, 0x46])));
+		const m = await storeMessage(t, owner, { payloadKey: pdfKey, contentType: "application/pdf" });
 		const pdf = await get(`/v1/messages/${m.id}/payload`, key, { accept: "application/pdf" });
 		expect(pdf.status).toBe(200);
 		expect(pdf.headers.get("content-type")).toBe("application/pdf");
@@ -422,8 +423,8 @@ describe("GET /v1/messages/{message_id}/payload", () => {
 	});
 
 	it("answers HEAD with the headers alone", async () => {
-		await putPayload("payloads/c", bytesStream(new Uint8Array(10)));
-		const m = await storeMessage(t, owner, { payloadKey: "payloads/c" });
+		const { key: c } = await putPayload("payloads/c", bytesStream(new Uint8Array(10)));
+		const m = await storeMessage(t, owner, { payloadKey: c });
 		const response = await t.app.request(`/v1/messages/${m.id}/payload`, {
 			method: "HEAD",
 			headers: { authorization: `Bearer ${key}` },

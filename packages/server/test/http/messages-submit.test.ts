@@ -1,7 +1,6 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeCertificates } from "../helpers/certs.ts";
+import { liveBlobsUnder } from "../helpers/live-blobs.ts";
 import { createKey, createTestApp, liveTenantWithBuyer, register, type TestApp } from "../helpers/test-app.ts";
 
 let t: TestApp;
@@ -362,8 +361,7 @@ describe("POST /v1/messages: uploads as clients send them", () => {
 	const post = (body: string, contentType = `multipart/form-data; boundary=${boundary}`) =>
 		t.call("POST", "/v1/messages", { token: key, body, headers: { "content-type": contentType } });
 	const messages = async () => (await t.store.messages.list(owner.tenantId, {}, { page: 1, perPage: 10 })).total;
-	const blobs = () =>
-		readdirSync(t.blobDir, { recursive: true, encoding: "utf8" }).filter((p) => statSync(join(t.blobDir, p)).isFile());
+	const blobs = () => liveBlobsUnder(t.blobDir);
 
 	it("stores a UTF-8 file name as sent, and downloads it under RFC 8187 filename*", async () => {
 		const name = "Bestellung Müller 注文.x12";

@@ -9,7 +9,10 @@ import { openWireSink, teeInto } from "../../src/service/messages/attempt-wire.t
 
 const root = mkdtempSync(join(tmpdir(), "as2kit-attempt-wire-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const blobs = createFsBlobStore(root);
+// A file a blob (as before stop 33): these tests look at the files a capture makes, by the keys
+// it asks for. Segment keys are segment-blobs.test.ts's, and callers keeping put's key
+// blob-keys-chosen-by-store.test.ts's.
+const blobs = createFsBlobStore(root, { segments: false });
 let keys = 0;
 
 /** Sends `chunks` through a capture as the outbound POST does; answers what was sent and what was stored. */
