@@ -233,7 +233,11 @@ export function createSegmentBlobs(root: string, options: SegmentOptions): Segme
 				}
 				// Written again when deleted again: a crash between the zeros and this line is mended by a retry.
 				appendFileSync(`${path}.freed`, `${key.offset} ${key.length}\n`, { mode: PRIVATE_FILE_MODE });
-				unlinkIfFreed(key, path, fd);
+				try {
+					unlinkIfFreed(key, path, fd);
+				} catch {
+					// The blob is deleted; its segment is looked at again by the next delete of one of its blobs.
+				}
 			} finally {
 				closeSync(fd);
 			}
