@@ -73,6 +73,7 @@ export function createTestApp(
 	const clock = options.clock ?? new TestClock();
 	const closeKeyScope = openKeyScope();
 	const blobDir = mkdtempSync(join(tmpdir(), "as2kit-blobs-"));
+	const fsBlobs = createFsBlobStore(blobDir);
 	const store =
 		process.env.AS2KIT_TEST_STORE === "pg" && !options.url
 			? createDeferredPgStore()
@@ -81,7 +82,7 @@ export function createTestApp(
 	const metrics = new HttpMetrics();
 	const service = createService({
 		store,
-		blobs: options.blobs ? options.blobs(createFsBlobStore(blobDir)) : createFsBlobStore(blobDir),
+		blobs: options.blobs ? options.blobs(fsBlobs) : fsBlobs,
 		now: clock.now,
 		...(options.logger ? { logger: options.logger } : {}),
 		...(options.metrics ? { telemetry: new ServiceMetrics(metrics.registry) } : {}),
@@ -119,6 +120,8 @@ export function createTestApp(
 		},
 		async close() {
 			await store.close();
+			// Its open segment's descriptor (a test file starts many apps).
+			fsBlobs.close();
 			rmSync(blobDir, { recursive: true, force: true });
 			closeKeyScope();
 		},
