@@ -1,6 +1,6 @@
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createKey, createTestApp, register, type TestApp } from "../helpers/test-app.ts";
+import { createTestApp, liveTenantKey, type TestApp } from "../helpers/test-app.ts";
 
 /**
  * BlobStore.put returns the key to read, stat and delete a blob by, which the store chooses
@@ -62,13 +62,9 @@ beforeEach(async () => {
 			return fake.blobs;
 		},
 	});
-	const owner = await register(t, "Receiver");
-	key = await createKey(t, owner.token, {
-		scope: "tenant",
-		tenant_id: owner.tenantId,
-		environment: "live",
-		permissions: ["*"],
-	});
+	const live = await liveTenantKey(t, "Receiver");
+	const owner = live.owner;
+	key = live.key;
 	const partner = await t.call("POST", "/v1/partners", {
 		token: key,
 		body: { name: "Sender", as2_id: "SENDER", url: "https://sender.example/as2", sign: false, encrypt: false },

@@ -152,6 +152,17 @@ export async function register(t: TestApp, name = `Company ${++counter}`) {
  * BUYER, at https://buyer.example/as2): what the message-submission tests start from.
  */
 export async function liveTenantWithBuyer(t: TestApp, name: string) {
+	const { owner, key } = await liveTenantKey(t, name);
+	const partner = await t.call("POST", "/v1/partners", {
+		token: key,
+		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
+	});
+	if (partner.status !== 201) throw new Error(`partner creation failed: ${partner.status} ${partner.text}`);
+	return { owner, key };
+}
+
+/** A fresh user and a live key of its tenant with every permission. */
+export async function liveTenantKey(t: TestApp, name: string) {
 	const owner = await register(t, name);
 	const key = await createKey(t, owner.token, {
 		scope: "tenant",
@@ -159,11 +170,6 @@ export async function liveTenantWithBuyer(t: TestApp, name: string) {
 		environment: "live",
 		permissions: ["*"],
 	});
-	const partner = await t.call("POST", "/v1/partners", {
-		token: key,
-		body: { name: "Buyer", as2_id: "BUYER", url: "https://buyer.example/as2" },
-	});
-	if (partner.status !== 201) throw new Error(`partner creation failed: ${partner.status} ${partner.text}`);
 	return { owner, key };
 }
 
