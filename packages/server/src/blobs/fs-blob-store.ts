@@ -77,13 +77,20 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 	};
 	const segments =
 		options.segments === false ? null : createSegmentBlobs(root, { ...options, maxBlobBytes: SMALL_BLOB_BYTES });
-	/** A blob's bytes whole when it is a segment blob (null when there is none), otherwise its path. */
-	const locate = (key: string): { bytes: Uint8Array | null } | { path: string } => {
+	/**
+	 * The blob `key` names: its bytes whole (a segment record, or a file of at most
+	 * SMALL_READ_BYTES), the path of a larger file to stream, or null when there is none.
+	 */
+	const find = (key: string): { bytes: Uint8Array } | { largeFile: string } | null => {
 		if (key.startsWith(SEGMENT_KEY_PREFIX)) {
 			const segmentKey = parseSegmentKey(key);
-			return { bytes: segmentKey && segments ? segments.read(segmentKey) : null };
+			const bytes = segmentKey && segments ? segments.read(segmentKey) : null;
+			return bytes && { bytes };
 		}
-		return { path: pathOf(key) };
+		const path = pathOf(key);
+		const bytes = readSmallFile(path);
+		if (bytes === null) return null;
+		return bytes === TOO_LARGE_TO_READ_WHOLE ? { largeFile: path } : { bytes };
 	};
 
 	return {
@@ -150,37 +157,27 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 		},
 
 		async get(key) {
-			const place = locate(key);
-			if ("bytes" in place) return place.bytes && wholeStream(place.bytes);
-			const path = place.path;
-			const bytes = readSmallFile(path);
-			if (bytes === null) return null;
-			if (bytes === TOO_LARGE_TO_READ_WHOLE) return readFileStream(path);
-			return wholeStream(bytes);
+			const found = find(key);
+			if (!found) return null;
+			return "bytes" in found ? wholeStream(found.bytes) : readFileStream(found.largeFile);
 		},
 
 		async chunks(key) {
-			const place = locate(key);
-			if ("bytes" in place) return place.bytes && wholeChunk(place.bytes);
-			const path = place.path;
-			const bytes = readSmallFile(path);
-			if (bytes === null) return null;
-			if (bytes === TOO_LARGE_TO_READ_WHOLE) return toChunks(readFileStream(path));
-			return wholeChunk(bytes);
+			const found = find(key);
+			if (!found) return null;
+			return "bytes" in found ? wholeChunk(found.bytes) : toChunks(readFileStream(found.largeFile));
 		},
 
 		// The digest is computed again rather than kept beside the blob: put returns it to the
 		// caller, who records it; stat is rare, and a second file per blob cost every put.
 		async stat(key): Promise<BlobInfo | null> {
-			const place = locate(key);
-			if ("bytes" in place) {
-				return place.bytes && { key, bytes: place.bytes.byteLength, sha256: hashOnce("sha256", place.bytes) };
-			}
-			const path = place.path;
+			const found = find(key);
+			if (!found) return null;
+			if ("bytes" in found) return { key, bytes: found.bytes.byteLength, sha256: hashOnce("sha256", found.bytes) };
 			try {
-				const info = await stat(path);
+				const info = await stat(found.largeFile);
 				const hash = createHash("sha256");
-				for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+				for await (const chunk of createReadStream(found.largeFile)) hash.update(chunk as Buffer);
 				return { key, bytes: info.size, sha256: hash.digest("hex") };
 			} catch {
 				return null;
