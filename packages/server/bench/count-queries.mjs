@@ -9,7 +9,9 @@
 // As a preload (BENCH_QUERY_COUNTS set), every PostgreSQL query (node-postgres' Client.query),
 // the writes to PostgreSQL's sockets (a transaction's BEGIN shares its first statement's) and
 // every SQLite statement (better-sqlite3's run/get/all/iterate and exec: BEGIN and COMMIT
-// included) is counted; at exit the counts go to
+// included) is counted, and what the PostgreSQL client parses of the answers (rows, and their
+// columns by type: described rows, which node-postgres makes objects with a type parser a
+// column, apart from the rows of statements run without Describe); at exit the counts go to
 // <dir>/<AS2_DATA_DIR's name or "pid-N">.json (the bench names instances "as2kit-bench-sender-…").
 // Set-up (accounts, partners, certificates) is counted too: a few statements, spread over the
 // messages. As a command, it prints each process's statements per message.
@@ -27,7 +29,7 @@ else if (dir) preload(dir);
 
 function preload(dir) {
 	const counts = new Map();
-	const count = (text) => counts.set(text, (counts.get(text) ?? 0) + 1);
+	const count = (text, n = 1) => counts.set(text, (counts.get(text) ?? 0) + n);
 	// Resolved as the storage adapters of the checkout being run resolve them (the entry is its
 	// packages/server/dist/bin/start.js; this file may be another checkout's, in an A/B pair):
 	// the same module instances the server loads.
@@ -50,12 +52,15 @@ function preload(dir) {
 					const original = stream[method];
 					stream[method] = function (...args) {
 						count("pg socket writes (system calls)");
+						// One message alone (a simple query: COMMIT, a BEGIN not joined to a statement) or several.
+						count(`pg socket writes, ${method === "_write" ? "one message" : "several messages"}`);
 						return original.apply(this, args);
 					};
 				}
 			}
 			return query.call(this, config, ...rest);
 		};
+		countAnswers(pg.Client.prototype, count);
 	} catch {}
 	try {
 		const Database = requireFrom("storage-sqlite")("better-sqlite3");
@@ -80,6 +85,50 @@ function preload(dir) {
 		if (counts.size === 0) return;
 		writeFileSync(join(dir, `${name}.json`), JSON.stringify(Object.fromEntries(counts)));
 	});
+}
+
+/** PostgreSQL's type names for the OIDs the schema uses; others by number. */
+const TYPE_NAMES = new Map([
+	[16, "bool"],
+	[20, "int8"],
+	[23, "int4"],
+	[25, "text"],
+	[114, "json"],
+	[1043, "varchar"],
+	[1184, "timestamptz"],
+	[3802, "jsonb"],
+]);
+
+/**
+ * What the client parses of the answers: rows and their columns, described ones (node-postgres
+ * builds an object with a type parser a column) by the column's type, and rows of the statements
+ * run without Describe (undescribed-query.ts: the columns' text, decoded by the adapter) apart.
+ * node-postgres binds its message handlers when a client connects: patched here, before any does.
+ */
+function countAnswers(client, count) {
+	const fieldsOf = new WeakMap();
+	const onDescription = client._handleRowDescription;
+	client._handleRowDescription = function (message) {
+		const active = this._getActiveQuery?.();
+		if (active) fieldsOf.set(active, message.fields);
+		count("pg row descriptions (Describe answered)");
+		return onDescription.call(this, message);
+	};
+	const onRow = client._handleDataRow;
+	client._handleDataRow = function (message) {
+		const fields = fieldsOf.get(this._getActiveQuery?.());
+		if (fields) {
+			count("pg rows parsed, described (objects)");
+			message.fields.forEach((value, i) => {
+				if (value === null) count("pg columns parsed, described: null");
+				else count(`pg columns parsed, described: ${TYPE_NAMES.get(fields[i]?.dataTypeID) ?? fields[i]?.dataTypeID}`);
+			});
+		} else {
+			count("pg rows as text, undescribed");
+			count("pg columns as text, undescribed", message.fields.length);
+		}
+		return onRow.call(this, message);
+	};
 }
 
 function report(args) {

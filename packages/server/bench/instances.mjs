@@ -9,6 +9,9 @@
 // BENCH_PG_WAITS=1 samples, every 10 ms during each PostgreSQL run, the senders' backends waiting
 // on a lock (pg_stat_activity), and prints the mean waiting and their wait per message.
 // Each run prints the POST latency (the submissions': 202 when committed) at p50 and p99.
+// BENCH_CPU_PROFILE=dir profiles every server process (lib.mjs's startServer); each run then
+// names its processes' pids, so that a profile file (CPU.<date>.<time>.<pid>.0.001.cpuprofile:
+// the main thread's) is read as the sender or the receiver it was.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -130,6 +133,10 @@ async function run(storage, instances) {
 					: {};
 			senders.push(await startServer(`sender${i}`, pki, env));
 		}
+		if (process.env.BENCH_CPU_PROFILE)
+			console.log(
+				`    profiles: ${storage} senders ${senders.map((s) => s.child.pid).join(", ")}, receiver ${receiver.child.pid}`,
+			);
 		const ta = await setupTenant(senders[0], "Alpha");
 		const tb = await setupTenant(receiver, "Beta");
 		const partner = await connect(senders[0], ta, receiver, tb, pki, {

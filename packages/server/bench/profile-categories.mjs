@@ -52,6 +52,8 @@ const rules = [
 	["GC", (f, _s) => f === "(garbage collector)"],
 	["idle", (f) => f === "(idle)"],
 	["V8 (program)", (f) => f === "(program)"],
+	// node-postgres itself: building and writing messages, parsing answers, its type parsers.
+	["pg driver", (_f, s) => PG_DRIVER.test(s)],
 	["SQL BEGIN/COMMIT", (f, s) => /^storage-sqlite\/src\/connection\.ts/.test(s) && /transaction|atomically/.test(f)],
 	[
 		"job claim/complete",
@@ -97,7 +99,31 @@ const rules = [
 	["message steps (service)", (_f, s) => /server\/src\/service\//.test(s)],
 ];
 
+/** node-postgres and its parts (protocol, pool, type parsers). */
+const PG_DRIVER =
+	/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pg-connection-string|postgres-(date|array|bytea|interval))\//;
+/** A system call writing a socket: whose socket is told by the frames above it. */
+const SOCKET_WRITE = /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/;
+
+/**
+ * A socket write made for PostgreSQL (node-postgres' own, or the transaction wire's uncork):
+ * the kernel's send and, on a busy machine, the backend woken on the sender's core, which the
+ * profiler's wall-clock samples charge to the call (performance-storage.md, stop 31). Counted
+ * apart from HTTP's writes, which the same native frames would otherwise join.
+ */
+function pgSocketWrite(node, parentOf, byId) {
+	if (node.callFrame.url !== "" || !SOCKET_WRITE.test(node.callFrame.functionName)) return false;
+	for (let n = byId.get(parentOf.get(node.id)); n; n = byId.get(parentOf.get(n.id))) {
+		const source = sourceOf(n.callFrame.url, n.callFrame.lineNumber);
+		if (PG_DRIVER.test(source) || /^storage-pg\/src\/connection\.ts/.test(source)) return true;
+		// HTTP's writes go through node:http or TLS first; a frame of the server's says whose it is.
+		if (/^node:(_http|http|https|_tls|tls)|server\/src\//.test(source)) return false;
+	}
+	return false;
+}
+
 function categorize(node, parentOf, byId) {
+	if (pgSocketWrite(node, parentOf, byId)) return "pg driver: socket writes";
 	for (let n = node; n; n = byId.get(parentOf.get(n.id))) {
 		const { functionName, url, lineNumber } = n.callFrame;
 		const source = sourceOf(url, lineNumber);
