@@ -1,6 +1,7 @@
 /**
  * Statements run without Describe (undescribed-query.ts): their rows decode to what drizzle
- * reads, no Describe goes out, and a failure is the statement's error, on a pooled connection
+ * reads (whole rows) or what the port's contract says (short answers: the conformance suite
+ * checks each value's type), no Describe goes out, and a failure is the statement's error, on a pooled connection
  * and in a pipelined transaction alike.
  */
 import type { As2Store, MessageRecord } from "@as2kit/core/store";
@@ -142,6 +143,56 @@ describe.skipIf(url === null)("statements without Describe", () => {
 		});
 		expect(claimed?.message).toEqual(full);
 		expect(claimed).toMatchObject({ kind: "send", payload: { messageId: full.id }, attempts: 1, runAt: T0 });
+	});
+
+	it("sends no Describe for a message's short answers: new ids, usage totals, the fan-out flag, a job's completion, inserts", async () => {
+		const describe = vi.spyOn(pg.Connection.prototype, "describe");
+		try {
+			// The first test stored msg_000001 and msg_000002 under their own ids: the sequence steps past them.
+			const taken = [await store.ids.next("msg_"), await store.ids.next("msg_")];
+			const { id: _id, ...fields } = bare;
+			const id = await store.messages.createNew({ ...fields, messageId: "<new@as2kit.example>" });
+			const counted = await store.transaction((tx) =>
+				Promise.all([
+					tx.usage.incrementMany({ accountId: "acc_000001", period: "2026-01", by: { live: 1, bytes: 3_000_000_000 } }),
+					tx.usage.increment({ accountId: "acc_000001", period: "2026-01", metric: "live", by: 2 }),
+					tx.events.appendNewWithFanOut(
+						{ accountId: "acc_000001", tenantId: null, kind: "k", data: {}, environment: "live", createdAt: T0 },
+						{ kind: "webhook.fan-out", runAt: T0 },
+					),
+					tx.events.appendNew({
+						accountId: "acc_000001",
+						tenantId: null,
+						kind: "k",
+						data: {},
+						environment: "live",
+						createdAt: T0,
+					}),
+					tx.ids.next("prt_"),
+				]),
+			);
+			const job = await store.jobs.enqueueClaimed({ kind: "send", payload: {}, key: "send:x", runAt: T0 }, T0, {
+				workerId: "w1",
+				lockedUntil: later,
+			});
+			const settled = [
+				await store.jobs.complete(job!.id, "w2"),
+				await store.jobs.complete(job!.id, "w1"),
+				await store.jobs.cancelByKey("send:x", T0),
+			];
+			expect(describe).not.toHaveBeenCalled();
+			expect([...taken, id]).toEqual(["msg_000001", "msg_000002", "msg_000003"]);
+			expect(counted).toEqual([
+				{ live: 1, bytes: 3_000_000_000 },
+				3,
+				{ id: expect.stringMatching(/^evt_[0-9]{6}$/), fanOut: false },
+				expect.stringMatching(/^evt_[0-9]{6}$/),
+				"prt_000001",
+			]);
+			expect(settled).toEqual([false, true, "none"]);
+		} finally {
+			describe.mockRestore();
+		}
 	});
 
 	it("fails with the statement's error and leaves the connection usable", async () => {

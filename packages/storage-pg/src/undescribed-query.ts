@@ -104,6 +104,15 @@ function named<Q extends pg.Query>(query: Q, name: string): Q {
 	return query;
 }
 
+/** The first column's text of a row (a statement that returns one text column: a new id). */
+export const firstText = (row: TextRow): string => row[0] as string;
+
+/**
+ * A row whose columns nobody reads: a statement that returns `"id"` only so that its caller
+ * can tell whether it matched a row, or one that returns no rows at all.
+ */
+export const unread = (): null => null;
+
 /** Submits `query` on `on` and resolves to its result. */
 function submitted(on: pg.Pool | pg.PoolClient, query: pg.Query): Promise<pg.QueryResult> {
 	return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@ import type { EventRecord, EventStore } from "@as2kit/core/store";
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { events, jobs } from "../schema.ts";
+import { firstText, unread } from "../undescribed-query.ts";
 import { insertWithNewId } from "./insert-with-new-id.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
@@ -34,21 +35,22 @@ export function createEventStore(runner: Runner, ensureSequence: (prefix: string
 	return {
 		// Every state change appends events: a prepared statement on the hot path (pg-raw-table.ts).
 		append: async (event) => {
-			await runner.query(APPEND, RAW_EVENTS.toParams(withSubject(event), ["seq"]));
+			await runner.query(APPEND, RAW_EVENTS.toParams(withSubject(event), ["seq"]), unread);
 		},
 		appendNew: async (event) => {
 			const params = APPEND_NEW.params(withSubject({ ...event, id: "" }), await ensureSequence("evt_"));
-			const [row] = await runner.query<{ id: string }>(APPEND_NEW.sql, params);
-			return row!.id;
+			const [id] = await runner.query(APPEND_NEW.sql, params, firstText);
+			return id!;
 		},
 		appendNewWithFanOut: async (event, fanOut) => {
 			const params = APPEND_NEW.params(withSubject({ ...event, id: "" }), await ensureSequence("evt_"));
-			const [row] = await runner.query<{ id: string; fan_out: boolean }>(APPEND_NEW_WITH_FAN_OUT, [
-				...params,
-				fanOut.kind,
-				jobs.runAt.mapToDriverValue(fanOut.runAt),
-			]);
-			return { id: row!.id, fanOut: row!.fan_out };
+			const [row] = await runner.query(
+				APPEND_NEW_WITH_FAN_OUT,
+				[...params, fanOut.kind, jobs.runAt.mapToDriverValue(fanOut.runAt)],
+				// "id", then "fan_out" (a boolean: `t` / `f` as text).
+				(columns) => ({ id: columns[0] as string, fanOut: columns[1] === "t" }),
+			);
+			return row!;
 		},
 		get: (id) =>
 			runner

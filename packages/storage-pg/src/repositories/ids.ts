@@ -1,6 +1,7 @@
 import { formatId, type IdStore } from "@as2kit/core/store";
 import type { Pool } from "pg";
 import type { Runner } from "../connection.ts";
+import { firstText } from "../undescribed-query.ts";
 
 /**
  * One PostgreSQL sequence per prefix (`ids_msg_` …), created on first use. A sequence hands
@@ -12,8 +13,8 @@ export function createIdStore(runner: Runner, ensure: (prefix: string) => Promis
 	return {
 		next: async (prefix) => {
 			const sequence = await ensure(prefix);
-			const [row] = await runner.query<{ value: string }>("select nextval($1::regclass) as value", [sequence]);
-			return formatId(prefix, Number(row!.value));
+			const [value] = await runner.query("select nextval($1::regclass) as value", [sequence], firstText);
+			return formatId(prefix, Number(value));
 		},
 	};
 }

@@ -10,7 +10,7 @@ import type {
 import { asc, eq, sql } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { jobs, messages, schedules } from "../schema.ts";
-import type { TextRow } from "../undescribed-query.ts";
+import { type TextRow, unread } from "../undescribed-query.ts";
 import { depthColumns } from "./job-depth.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
@@ -29,7 +29,7 @@ const heldBy =
 	async (id: string, workerId: string, statement: string, params: unknown[]): Promise<boolean> => {
 		const numeric = jobId(id);
 		if (numeric === null) return false;
-		return (await runner.query(statement, [numeric, workerId, ...params])).length === 1;
+		return (await runner.query(statement, [numeric, workerId, ...params], unread)).length === 1;
 	};
 
 const RAW_JOBS = rawTable(jobs);
@@ -141,13 +141,13 @@ export function createJobStore(runner: Runner): JobStore {
 		extendLease: (id, workerId, lockedUntil) =>
 			onHeld(id, workerId, EXTEND, [jobs.lockedUntil.mapToDriverValue(lockedUntil)]),
 		cancelByKey: async (key, now) => {
-			if ((await runner.query(CANCEL_KEY, [key, now.toISOString()])).length === 1) return "done";
-			return (await runner.query(HAS_KEY, [key])).length > 0 ? "leased" : "none";
+			if ((await runner.query(CANCEL_KEY, [key, now.toISOString()], unread)).length === 1) return "done";
+			return (await runner.query(HAS_KEY, [key], unread)).length > 0 ? "leased" : "none";
 		},
 		rescheduleByKey: async (key, runAt, now) => {
-			if ((await runner.query(RESCHEDULE_KEY, [key, now.toISOString(), runAt.toISOString()])).length === 1)
+			if ((await runner.query(RESCHEDULE_KEY, [key, now.toISOString(), runAt.toISOString()], unread)).length === 1)
 				return "done";
-			return (await runner.query(HAS_KEY, [key])).length > 0 ? "leased" : "none";
+			return (await runner.query(HAS_KEY, [key], unread)).length > 0 ? "leased" : "none";
 		},
 		get: async (id) => {
 			const numeric = jobId(id);

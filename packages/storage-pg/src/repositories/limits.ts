@@ -3,6 +3,7 @@ import { type RateLimitStore, STORAGE_PERIOD, takeFromBucket, type UsageStore } 
 import { and, count, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { rateBuckets, rateSlots, usageCounters, usageThresholds } from "../schema.ts";
+import { firstText } from "../undescribed-query.ts";
 
 type Bucket = typeof rateBuckets.$inferSelect;
 
@@ -73,20 +74,18 @@ export function createUsageStore(runner: Runner): UsageStore {
 		// Every live message counts twice: a prepared statement on the hot path (pg-raw-table.ts).
 		increment: ({ accountId, period, metric, by }) =>
 			runner
-				.query<{ value: string }>(INCREMENT, [accountId, period, metric, by])
-				.then(([row]) => usageCounters.value.mapFromDriverValue(row!.value) as number),
+				.query(INCREMENT, [accountId, period, metric, by], firstText)
+				.then(([value]) => usageCounters.value.mapFromDriverValue(value!) as number),
 		incrementMany: ({ accountId, period, by }) => {
 			const counters = Object.entries(by);
 			return runner
-				.query<{ metric: string; value: string }>(
+				.query(
 					incrementRows(counters.length),
 					counters.flatMap(([metric, value]) => [accountId, period, metric, value]),
+					// "metric", then "value" (an int8: its text, as node-postgres' own parser leaves it).
+					(columns) => [columns[0] as string, usageCounters.value.mapFromDriverValue(columns[1] as string) as number],
 				)
-				.then((rows) =>
-					Object.fromEntries(
-						rows.map((row) => [row.metric, usageCounters.value.mapFromDriverValue(row.value) as number]),
-					),
-				);
+				.then((rows) => Object.fromEntries(rows));
 		},
 		get: ({ accountId, period, metric }) =>
 			runner

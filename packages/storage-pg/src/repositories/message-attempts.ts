@@ -2,6 +2,7 @@ import type { MessageAttemptRecord, MessageAttemptStore } from "@as2kit/core/sto
 import { and, asc, eq, lte } from "drizzle-orm";
 import type { Runner } from "../connection.ts";
 import { messageAttempts } from "../schema.ts";
+import { unread } from "../undescribed-query.ts";
 import { rawTable } from "./pg-raw-table.ts";
 
 // Every transmission records its attempt and completes it: prepared statements (pg-raw-table.ts).
@@ -12,7 +13,7 @@ const toAttempt = (row: typeof messageAttempts.$inferSelect): MessageAttemptReco
 export function createMessageAttemptStore(runner: Runner): MessageAttemptStore {
 	return {
 		create: async (attempt) => {
-			await runner.query(CREATE, RAW.toParams(attempt));
+			await runner.query(CREATE, RAW.toParams(attempt), unread);
 		},
 		list: (tenantId, messageId) =>
 			runner

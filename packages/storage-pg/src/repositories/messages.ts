@@ -2,7 +2,7 @@ import type { MessageRecord, MessageStore, PartnerTraffic } from "@as2kit/core/s
 import { and, asc, type Column, desc, eq, getTableColumns, gt, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Runner } from "../connection.ts";
 import { messageStates, messages } from "../schema.ts";
-import type { TextRow } from "../undescribed-query.ts";
+import { firstText, type TextRow, unread } from "../undescribed-query.ts";
 import { insertWithNewId } from "./insert-with-new-id.ts";
 import { listMessages } from "./message-list.ts";
 import { movingState, withState } from "./message-states.ts";
@@ -72,14 +72,15 @@ async function partnerTraffic(db: Db, tenantId: string, partnerId: string, since
 export function createMessageStore(runner: Runner, ensureSequence: (prefix: string) => Promise<string>): MessageStore {
 	return {
 		create: async (message) => {
-			await runner.query(CREATE, RAW_MESSAGES.toParams(message));
+			await runner.query(CREATE, RAW_MESSAGES.toParams(message), unread);
 		},
 		createNew: async (message) => {
-			const [row] = await runner.query<{ id: string }>(
+			const [id] = await runner.query(
 				CREATE_NEW,
 				CREATE_NEW_ID.params(message, await ensureSequence("msg_")),
+				firstText,
 			);
-			return row!.id;
+			return id!;
 		},
 		get: (tenantId, id) => runner.query(BY_TENANT_AND_ID, [id, tenantId], wholeRow).then(first),
 		getById: (id) => runner.query(BY_ID, [id], wholeRow).then(first),

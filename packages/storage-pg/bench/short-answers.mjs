@@ -1,0 +1,140 @@
+// The client's CPU for the statements of a message whose answers are short (a new id, a flag, the
+// usage totals, a job's completion, an insert without rows), two builds in one process, rounds
+// alternating (A, B, A, B …) so that the machine's load touches both alike: BENCH_BASE_MODULE (A,
+// e.g. a base worktree's dist/index.js) and this package's dist (B). Each message is two
+// transactions shaped like the service's: the submission's (the usage upsert of two counters, the
+// send job, the event with its fan-out check, sent together) and the outcome's (the job's
+// completion, two events and the attempt, sent together). CPU µs a message of this process, and
+// of the backends (/proc, 10 ms ticks), median (min–max) of rounds. PostgreSQL is a throwaway
+// cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
+//
+//   BENCH_BASE_MODULE=/path/to/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/short-answers.mjs
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+
+const COUNT = Number(process.env.BENCH_MESSAGES ?? 2000);
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
+const builds = [
+	["A", process.env.BENCH_BASE_MODULE],
+	["B", new URL("../dist/index.js", import.meta.url).href],
+].filter(([, module]) => module);
+
+let cluster = null;
+let url = process.env.PG_TEST_URL ?? null;
+if (!url) {
+	const bin = findPostgresBin();
+	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
+	cluster = await startCluster(bin);
+	url = cluster.url;
+}
+
+/** CPU microseconds of the cluster's processes (0 for a server of PG_TEST_URL: not visible). */
+function postgresCpuUs() {
+	if (!cluster) return 0;
+	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+	let ticks = 0;
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
+			if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
+				ticks += Number(fields[11]) + Number(fields[12]);
+		} catch {
+			// The process ended between the listing and the read.
+		}
+	}
+	return ticks * 10_000;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const range = (values) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
+
+try {
+	const stores = [];
+	for (const [name, module] of builds) {
+		const { createPgStore } = await import(module);
+		stores.push([name, await createPgStore({ url, checkTransactions: false })]);
+	}
+	const event = (kind) => ({
+		accountId: "acc_bench",
+		tenantId: "tnt_bench",
+		kind,
+		data: { id: "msg_000001", status: "queued" },
+		environment: "live",
+		createdAt: new Date(),
+	});
+	let n = 0;
+	const message = async (store) => {
+		const worker = `w${n++}`;
+		const now = new Date();
+		const job = await store.transaction(async (tx) => {
+			const [, job] = await Promise.all([
+				tx.usage.incrementMany({
+					accountId: "acc_bench",
+					period: "2026-11",
+					by: { live_messages: 1, live_bytes: 10_240 },
+				}),
+				tx.jobs.enqueueClaimed({ kind: "send", payload: { messageId: "msg_000001" }, runAt: now }, now, {
+					workerId: worker,
+					lockedUntil: new Date(now.getTime() + 60_000),
+				}),
+				tx.events.appendNewWithFanOut(event("message.queued"), { kind: "webhook.fan-out", runAt: now }),
+			]);
+			return job;
+		});
+		await store.transaction(async (tx) => {
+			await Promise.all([
+				tx.jobs.complete(job.id, worker),
+				tx.events.appendNew(event("message.sent")),
+				tx.events.appendNew(event("message.delivered")),
+				tx.messageAttempts.create({
+					messageId: `msg_${n}`,
+					number: 1,
+					tenantId: "tnt_bench",
+					direction: "outbound",
+					startedAt: now,
+					finishedAt: now,
+					url: "https://127.0.0.1/as2",
+					httpStatus: 200,
+					bytesSent: 10_240,
+					bytesReceived: 1_024,
+					outcome: "succeeded",
+					errorCode: null,
+					errorMessage: null,
+					tlsVersion: "TLSv1.3",
+					peerCertificateSha256: null,
+					phases: { sendMs: 1, waitMs: 20 },
+					request: null,
+					response: null,
+					mdn: null,
+					wireExpiresAt: null,
+				}),
+			]);
+		});
+	};
+	const round = async (store) => {
+		const backend = postgresCpuUs();
+		const start = process.cpuUsage();
+		for (let i = 0; i < COUNT; i++) await message(store);
+		const { user, system } = process.cpuUsage(start);
+		return { client: (user + system) / COUNT, backend: (postgresCpuUs() - backend) / COUNT };
+	};
+	for (const [, store] of stores) await round(store); // warm-up
+	const results = new Map(stores.map(([name]) => [name, []]));
+	for (let r = 0; r < ROUNDS; r++) for (const [name, store] of stores) results.get(name).push(await round(store));
+	for (const [name, values] of results) {
+		const client = values.map((v) => v.client);
+		const backend = values.map((v) => v.backend);
+		console.log(
+			`${name}: client ${median(client).toFixed(1)} µs a message (${range(client)}), PostgreSQL ${median(backend).toFixed(1)} (${range(backend)}); ${ROUNDS} rounds of ${COUNT}; client by round: ${client.map((v) => v.toFixed(1)).join(" ")}`,
+		);
+	}
+	if (results.size === 2) {
+		const [a, b] = [...results.values()];
+		console.log(`B ÷ A, client, by round: ${a.map((v, i) => (b[i].client / v.client).toFixed(2)).join(" ")}`);
+	}
+	await Promise.all(stores.map(([, store]) => store.close()));
+} finally {
+	cluster?.stop();
+}
