@@ -8,7 +8,8 @@
 // (HOT updates apart) and its WAL bytes per message: counts that do not move with the load.
 // BENCH_PG_WAITS=1 samples, every 10 ms during each PostgreSQL run, the senders' backends waiting
 // on a lock (pg_stat_activity), and prints the mean waiting and their wait per message.
-// Each run prints the POST latency (the submissions': 202 when committed) at p50 and p99.
+// Each run prints the POST latency (the submissions': 202 when committed) at p50 and p99, and
+// the senders' CPU split into user and kernel time, with how often they were preempted.
 // BENCH_CPU_PROFILE=dir profiles every server process (lib.mjs's startServer); each run then
 // names its processes' pids, so that a profile file (CPU.<date>.<time>.<pid>.0.001.cpuprofile:
 // the main thread's) is read as the sender or the receiver it was.
@@ -19,7 +20,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
-import { connect, cpuSeconds, createPki, setupTenant, startServer, summary } from "./lib.mjs";
+import { connect, cpuSeconds, cpuTimes, createPki, setupTenant, startServer, summary } from "./lib.mjs";
 import { describeStats, pgTableStats } from "./pg-table-stats.mjs";
 
 /** BENCH_PG_STATS=1: what each PostgreSQL run wrote, per message (pg-table-stats.mjs). */
@@ -157,6 +158,7 @@ async function run(storage, instances) {
 		if (PG_STATS && databaseUrl) statsBefore = await pgTableStats(databaseUrl);
 		const cpu0 = {
 			senders: senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0),
+			sendersSplit: senderSplit(senders),
 			receiver: cpuSeconds(receiver.child.pid),
 			postgres: postgresCpuSeconds(excluded),
 			switches: postgresSwitches(excluded),
@@ -194,8 +196,12 @@ async function run(storage, instances) {
 		const { delivered: done, failed } = await delivered.count();
 		if (failed || done !== MESSAGES) throw new Error(`${done} of ${MESSAGES} delivered, ${failed} failed`);
 		const perMessageMs = (seconds) => (seconds * 1000) / MESSAGES;
+		const split = senderSplit(senders);
 		const cpuMs = {
 			senders: perMessageMs(senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0) - cpu0.senders),
+			sendersUser: perMessageMs(split.user - cpu0.sendersSplit.user),
+			sendersKernel: perMessageMs(split.system - cpu0.sendersSplit.system),
+			sendersPreempted: (split.preempted - cpu0.sendersSplit.preempted) / MESSAGES,
 			receiver: perMessageMs(cpuSeconds(receiver.child.pid) - cpu0.receiver),
 			postgres: perMessageMs(postgresCpuSeconds(excluded) - cpu0.postgres),
 			poll: perMessageMs((delivered.backendPid ? cpuSeconds(delivered.backendPid) : 0) - cpu0.poll),
@@ -225,6 +231,28 @@ async function run(storage, instances) {
 		rmSync(shared, { recursive: true, force: true });
 		if (dbName) await admin(`drop database if exists ${dbName} with (force)`);
 	}
+}
+
+/**
+ * The senders' user and kernel CPU seconds, and how often they were taken off their core while
+ * runnable (involuntary context switches: on two busy cores, mostly a woken PostgreSQL backend
+ * or the receiver). A socket write that wakes a backend may be preempted inside the call: a
+ * wall-clock profile charges that wait to the write, the CPU figures do not
+ * (performance-storage.md, "The PostgreSQL sender's driver side (stop 34)").
+ */
+function senderSplit(senders) {
+	let user = 0;
+	let system = 0;
+	let preempted = 0;
+	for (const { child } of senders) {
+		const times = cpuTimes(child.pid);
+		user += times.user;
+		system += times.system;
+		preempted += Number(
+			/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0,
+		);
+	}
+	return { user, system, preempted };
 }
 
 /**
@@ -325,6 +353,9 @@ try {
 			results.get(`${storage}×${instances}`).push(perSecond);
 			console.log(
 				`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s; CPU per message: senders ${cpuMs.senders.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms (not counted: the bench's poll ${cpuMs.poll.toFixed(2)}), receiver ${cpuMs.receiver.toFixed(2)} ms; POST p50 ${post.p50.toFixed(0)} ms, p99 ${post.p99.toFixed(0)} ms`,
+			);
+			console.log(
+				`      senders: user ${cpuMs.sendersUser.toFixed(2)} ms, kernel ${cpuMs.sendersKernel.toFixed(2)} ms a message; preempted ${cpuMs.sendersPreempted.toFixed(1)} times a message`,
 			);
 			if (lockWait)
 				console.log(
