@@ -12,7 +12,8 @@
 // the senders' CPU split into user and kernel time, with how often they were preempted.
 // BENCH_CPU_PROFILE=dir profiles every server process (lib.mjs's startServer); each run then
 // names its processes' pids, so that a profile file (CPU.<date>.<time>.<pid>.0.001.cpuprofile:
-// the main thread's) is read as the sender or the receiver it was.
+// the main thread's) is read as the sender or the receiver it was (BENCH_PIDS=1: the pids
+// alone, e.g. for `perf record -a` and `perf report --pid`).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -134,7 +135,7 @@ async function run(storage, instances) {
 					: {};
 			senders.push(await startServer(`sender${i}`, pki, env));
 		}
-		if (process.env.BENCH_CPU_PROFILE)
+		if (process.env.BENCH_CPU_PROFILE || process.env.BENCH_PIDS === "1")
 			console.log(
 				`    profiles: ${storage} senders ${senders.map((s) => s.child.pid).join(", ")}, receiver ${receiver.child.pid}`,
 			);
