@@ -17,6 +17,8 @@
 // arrays; JSON goes as its text (drizzle serialised it already). Results are parsed by each
 // client's defaults (node-postgres: described statements' rows as objects, storage-pg's own
 // undescribed ones as text; postgres: objects with its type parsers), as each would be used.
+// - node-postgres: the same replay through node-postgres alone (a pipelined client, each group
+//   corked into one write, named statements): the driver without storage-pg's layers;
 // - floor: seven round trips a message (the store's writes) of a trivial prepared statement
 //   through node-postgres: what a round trip costs the client whatever it carries.
 // Also counted: write system calls a message (/proc/self/io syscw: this process's writes, all
@@ -198,6 +200,30 @@ async function replay(connection, groups) {
 	}
 }
 
+const statementNames = new Map();
+/**
+ * The recorded groups replayed through node-postgres alone: one pipelined client, each group's
+ * statements corked into one write, named prepared statements described as node-postgres does
+ * by default (storage-pg reads its whole rows without Describe): the driver without the adapter.
+ */
+async function replayRaw(client, groups) {
+	const stream = client.connection.stream;
+	for (const group of groups) {
+		stream.cork();
+		const answers = group.map(({ text, params }) => {
+			if (params.length === 0 && /^(begin|commit|rollback)$/.test(text)) return client.query(text);
+			let name = statementNames.get(text);
+			if (name === undefined) {
+				name = `bench_${statementNames.size}`;
+				statementNames.set(text, name);
+			}
+			return client.query({ name, text, values: params });
+		});
+		process.nextTick(() => stream.uncork());
+		await Promise.all(answers);
+	}
+}
+
 async function database(name) {
 	const admin = new pg.Client({ connectionString: cluster.url });
 	await admin.connect();
@@ -211,12 +237,16 @@ async function database(name) {
 try {
 	const urls = { store: await database("bench_store"), captured: await database("bench_captured") };
 	const replayUrl = await database("bench_postgres");
+	const rawUrl = await database("bench_raw");
 	const stores = {
 		store: await createPgStore({ url: urls.store, checkTransactions: false }),
 		captured: await createPgStore({ url: urls.captured, checkTransactions: false }),
 	};
 	// The replay's database migrated by the same build, then left to the replayed statements.
 	await (await createPgStore({ url: replayUrl, checkTransactions: false })).close();
+	await (await createPgStore({ url: rawUrl, checkTransactions: false })).close();
+	const rawClient = new pg.Client({ connectionString: rawUrl, pipeline: true });
+	await rawClient.connect();
 	const sql = postgres(replayUrl, {
 		max: 1,
 		onnotice: () => {},
@@ -241,7 +271,7 @@ try {
 		const { user, system } = process.cpuUsage(start);
 		return { cpu: (user + system) / COUNT, writes: (writes() - w) / COUNT };
 	};
-	const results = { store: [], captured: [], postgres: [], floor: [] };
+	const results = { store: [], captured: [], postgres: [], "node-postgres": [], floor: [] };
 	for (let r = 0; r <= ROUNDS; r++) {
 		const store = await measure(async () => {
 			for (let i = 0; i < COUNT; i++) await message(stores.store);
@@ -256,12 +286,14 @@ try {
 		capture.groups = [];
 		capture.current = null;
 		const replayed = await measure(() => replay(reserved, groups));
+		const rawReplayed = await measure(() => replayRaw(rawClient, groups));
 		const trivialTrips = await measure(floor);
 		// Round 0 warms up every path (and prepares every statement on every connection).
 		if (r === 0) continue;
 		results.store.push(store);
 		results.captured.push(captured);
 		results.postgres.push(replayed);
+		results["node-postgres"].push(rawReplayed);
 		results.floor.push(trivialTrips);
 	}
 	for (const [name, values] of Object.entries(results)) {
@@ -270,9 +302,10 @@ try {
 			`${name.padEnd(9)} ${median(cpu).toFixed(1)} µs a message (${range(cpu)}), ${median(values.map((v) => v.writes)).toFixed(2)} writes a message; by round: ${cpu.map((v) => v.toFixed(0)).join(" ")}`,
 		);
 	}
-	console.log(
-		`postgres ÷ store, by round: ${results.store.map((s, i) => (results.postgres[i].cpu / s.cpu).toFixed(2)).join(" ")}`,
-	);
+	for (const other of ["postgres", "node-postgres"])
+		console.log(
+			`${other} ÷ store, by round: ${results.store.map((s, i) => (results[other][i].cpu / s.cpu).toFixed(2)).join(" ")}`,
+		);
 	// The replay did what the store did: the same rows in both databases.
 	const tally =
 		"select (select count(*) from messages where status = 'delivered') as delivered, (select count(*) from events) as events, (select count(*) from jobs) as jobs, (select count(*) from message_attempts) as attempts";
@@ -284,6 +317,7 @@ try {
 	console.log(`rows, captured database: ${JSON.stringify(rows[0])}; replayed: ${JSON.stringify(replayedRows)}`);
 	reserved.release();
 	await floorClient.end();
+	await rawClient.end();
 	await sql.end();
 	await Promise.all(Object.values(stores).map((store) => store.close()));
 } finally {
