@@ -328,3 +328,72 @@ it("leaves no listener on the caller's signal once the exchange is over", async 
 	}
 	expect(listeners).toBe(0);
 });
+
+it("writes a body given whole in one end, with Content-Length or chunked, and never opens it", async () => {
+	const seen: Array<{ length: string | undefined; chunked: boolean; body: Buffer }> = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on("data", (chunk: Buffer) => chunks.push(chunk));
+		req.on("end", () => {
+			seen.push({
+				length: req.headers["content-length"],
+				chunked: req.headers["transfer-encoding"] === "chunked",
+				body: Buffer.concat(chunks),
+			});
+			res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => new Promise((resolve) => server.close(() => resolve()));
+	const bytes = new Uint8Array(3000).map((_, i) => i % 251);
+	let wholes = 0;
+	const body = {
+		size: bytes.byteLength,
+		open(): AsyncIterable<Uint8Array> {
+			throw new Error("a body given whole is not opened");
+		},
+		whole() {
+			wholes++;
+			return bytes;
+		},
+	};
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/as2`;
+	for (const chunked of [false, true]) {
+		const result = await postAs2({
+			url,
+			guard,
+			headers: [],
+			body,
+			chunked,
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 10_000,
+		});
+		expect(result.status).toBe(200);
+	}
+	expect(wholes).toBe(2);
+	expect(seen.map((s) => [s.length, s.chunked])).toEqual([
+		["3000", false],
+		[undefined, true],
+	]);
+	for (const s of seen) expect(s.body.equals(bytes)).toBe(true);
+});
+
+it("does not take a body given whole when the exchange is stopped before it starts", async () => {
+	const partner = await countingPartner();
+	let wholes = 0;
+	const body = {
+		...fourBytes,
+		whole() {
+			wholes++;
+			return new Uint8Array([1, 2, 3, 4]);
+		},
+	};
+	const stopped = await postAs2({
+		...fourByteExchange(partner.url),
+		body,
+		signal: AbortSignal.abort(new Error("lease lost")),
+	}).catch((e) => e);
+	expect(stopped.code).toBe("PARTNER_UNREACHABLE");
+	expect(wholes).toBe(0);
+	expect(partner.requests()).toBe(0);
+});

@@ -78,6 +78,18 @@ export function startOutboundAttempt(
 			sink = openWireSink(blobs, wireKey(at, message.id, number, "request"));
 			return teeInto(body, sink);
 		},
+		/**
+		 * `capture` for a body in memory, sent in one write (post-as2.ts `whole`): called as it is
+		 * written. Under the sink's held bound the chunk is held at once, as `teeInto` holds it
+		 * before passing it on.
+		 */
+		captureWhole(body: Uint8Array): Uint8Array {
+			if (!config.wireCapture) return body;
+			sink = openWireSink(blobs, wireKey(at, message.id, number, "request"));
+			void sink.write(body);
+			sink.close();
+			return body;
+		},
 		async finish(result: AttemptResult): Promise<AlsoInTransaction> {
 			const { request, response } = await storeExchange(result);
 			const record: MessageAttemptRecord = {

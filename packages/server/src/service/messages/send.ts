@@ -10,7 +10,7 @@ import { createTargetGuard } from "../transport/target-guard.ts";
 import { withFields } from "../with-fields.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { reportAttempt } from "./attempt-report.ts";
-import { alsoBoth, startOutboundAttempt } from "./attempts.ts";
+import { alsoBoth, type OutboundAttempt, startOutboundAttempt } from "./attempts.ts";
 import { buildOutbound, partnerSwitches } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import { heldPayloads } from "./held-payloads.ts";
@@ -117,6 +117,8 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				headers: built.headers,
 				body: {
 					size: built.body.size,
+					// A buffered body (its MICs on record already) is written in one `end`.
+					whole: recordedMics ? wholeBody(built, attempt) : undefined,
 					async *open() {
 						const body = attempt.capture(built.body.open());
 						if (recordedMics) {
@@ -286,6 +288,12 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			});
 		}
 	};
+}
+
+/** The body of a buffered message as one write, captured as it is written (`PostBody.whole`). */
+function wholeBody(built: PackResult, attempt: OutboundAttempt): (() => Uint8Array) | undefined {
+	const bytes = bufferedBytes(built.body);
+	return bytes && (() => attempt.captureWhole(bytes));
 }
 
 /**

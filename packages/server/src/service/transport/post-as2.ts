@@ -10,6 +10,13 @@ export interface PostBody {
 	/** Exact byte count (sent as Content-Length unless `chunked`). */
 	size: number;
 	open(): AsyncIterable<Uint8Array>;
+	/**
+	 * The whole body, when it is in memory: called once, as the body is written, in place of
+	 * `open`, and written with the request's `end`. A small message's body went through three
+	 * async generators (as2-core's, the capture's, the send job's) and `writeBody`'s loop to
+	 * reach one write: 18 promises and 4.7 KB of heap per message more (issue #20, stop 34).
+	 */
+	whole?(): Uint8Array;
 }
 
 export interface PostOptions {
@@ -200,10 +207,12 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 					reject,
 				);
 			});
-			written = writeBody(request, options.body).catch((error: unknown) => {
-				request.destroy(error as Error);
-				throw toUnreachable(error, url, timedOut, options.totalTimeoutMs);
-			});
+			written = (options.body.whole ? endWhole(request, options.body.whole) : writeBody(request, options.body)).catch(
+				(error: unknown) => {
+					request.destroy(error as Error);
+					throw toUnreachable(error, url, timedOut, options.totalTimeoutMs);
+				},
+			);
 		});
 		// A partner may answer before the last byte is written (it knows the Content-Length):
 		// the exchange is over only when the body's producer has finished too, so whatever it
@@ -214,6 +223,11 @@ export async function postAs2(options: PostOptions): Promise<PostResult> {
 		clearTimeout(total);
 		options.signal?.removeEventListener("abort", stopOnCallerAbort);
 	}
+}
+
+/** The body in one `end` (Content-Length or one chunk of a chunked body, as `writeBody` writes it). */
+async function endWhole(request: ClientRequest, whole: () => Uint8Array): Promise<void> {
+	if (!request.destroyed) request.end(whole());
 }
 
 async function writeBody(request: ClientRequest, body: PostBody): Promise<void> {
