@@ -28,6 +28,7 @@
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 7);
@@ -116,28 +117,7 @@ async function message(store) {
 			tx.jobs.complete(job.id, worker),
 			tx.events.appendNew(event("message.sent", submitted)),
 			tx.events.appendNew(event("message.delivered", submitted)),
-			tx.messageAttempts.create({
-				messageId: submitted,
-				number: 1,
-				tenantId: "tnt_bench",
-				direction: "outbound",
-				startedAt: now,
-				finishedAt: now,
-				url: "https://127.0.0.1/as2",
-				httpStatus: 200,
-				bytesSent: 10_240,
-				bytesReceived: 1_024,
-				outcome: "succeeded",
-				errorCode: null,
-				errorMessage: null,
-				tlsVersion: "TLSv1.3",
-				peerCertificateSha256: null,
-				phases: { sendMs: 1, waitMs: 20 },
-				request: null,
-				response: null,
-				mdn: null,
-				wireExpiresAt: null,
-			}),
+			tx.messageAttempts.create(sentAttempt(submitted, now)),
 		]);
 	});
 }

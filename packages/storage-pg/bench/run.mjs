@@ -3,11 +3,9 @@
 // that already holds BENCH_ROWS messages, with the round trips each step makes and
 // PostgreSQL's own CPU. PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless
 // PG_TEST_URL is set. Reads the built package (dist/): `npm run build` first.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
-import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
 import { prefill, report, runSteps } from "../../storage-sqlite/bench/message-steps.mjs";
+import { benchDatabase } from "./bench-database.mjs";
 
 // BENCH_STORE_MODULE: another build of the package (a copy of dist/ from before a change), for A/B pairs.
 const { createPgStore } = await import(process.env.BENCH_STORE_MODULE ?? "../dist/index.js");
@@ -22,32 +20,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
  */
 const DROP = (process.env.BENCH_DROP_INDEXES ?? "").split(",").filter(Boolean);
 
-let cluster = null;
-let url = process.env.PG_TEST_URL ?? null;
-if (!url) {
-	const bin = findPostgresBin();
-	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
-	cluster = await startCluster(bin);
-	url = cluster.url;
-}
-
-/** CPU microseconds of the cluster's processes (0 for a server of PG_TEST_URL: not visible). */
-function postgresCpuUs() {
-	if (!cluster) return 0;
-	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-	let ticks = 0;
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
-			if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
-				ticks += Number(fields[11]) + Number(fields[12]);
-		} catch {
-			// The process ended between the listing and the read.
-		}
-	}
-	return ticks * 10_000;
-}
+const { url, postgresCpuUs, stop: stopDatabase } = await benchDatabase();
 
 /** Counts the queries every pooled client sends (one round trip each). */
 function countRoundTrips() {
@@ -104,5 +77,5 @@ try {
 } finally {
 	await admin.query(`drop database if exists ${database} with (force)`);
 	await admin.end();
-	cluster?.stop();
+	stopDatabase();
 }

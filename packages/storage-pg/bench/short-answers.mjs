@@ -9,9 +9,7 @@
 // cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 //
 //   BENCH_BASE_MODULE=/path/to/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/short-answers.mjs
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { benchDatabase, sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
@@ -20,32 +18,7 @@ const builds = [
 	["B", new URL("../dist/index.js", import.meta.url).href],
 ].filter(([, module]) => module);
 
-let cluster = null;
-let url = process.env.PG_TEST_URL ?? null;
-if (!url) {
-	const bin = findPostgresBin();
-	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
-	cluster = await startCluster(bin);
-	url = cluster.url;
-}
-
-/** CPU microseconds of the cluster's processes (0 for a server of PG_TEST_URL: not visible). */
-function postgresCpuUs() {
-	if (!cluster) return 0;
-	const postmaster = Number(readFileSync(join(cluster.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-	let ticks = 0;
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
-			if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
-				ticks += Number(fields[11]) + Number(fields[12]);
-		} catch {
-			// The process ended between the listing and the read.
-		}
-	}
-	return ticks * 10_000;
-}
+const { url, postgresCpuUs, stop: stopDatabase } = await benchDatabase();
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const range = (values) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
@@ -88,28 +61,7 @@ try {
 				tx.jobs.complete(job.id, worker),
 				tx.events.appendNew(event("message.sent")),
 				tx.events.appendNew(event("message.delivered")),
-				tx.messageAttempts.create({
-					messageId: `msg_${n}`,
-					number: 1,
-					tenantId: "tnt_bench",
-					direction: "outbound",
-					startedAt: now,
-					finishedAt: now,
-					url: "https://127.0.0.1/as2",
-					httpStatus: 200,
-					bytesSent: 10_240,
-					bytesReceived: 1_024,
-					outcome: "succeeded",
-					errorCode: null,
-					errorMessage: null,
-					tlsVersion: "TLSv1.3",
-					peerCertificateSha256: null,
-					phases: { sendMs: 1, waitMs: 20 },
-					request: null,
-					response: null,
-					mdn: null,
-					wireExpiresAt: null,
-				}),
+				tx.messageAttempts.create(sentAttempt(`msg_${n}`, now)),
 			]);
 		});
 	};
@@ -136,5 +88,5 @@ try {
 	}
 	await Promise.all(stores.map(([, store]) => store.close()));
 } finally {
-	cluster?.stop();
+	stopDatabase();
 }

@@ -8,7 +8,7 @@
 // PostgreSQL is a throwaway cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 //
 //   BENCH_BASE_MODULE=/path/to/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/transaction-store.mjs
-import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { benchDatabase } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_TRANSACTIONS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
@@ -17,14 +17,7 @@ const builds = [
 	["B", new URL("../dist/index.js", import.meta.url).href],
 ].filter(([, module]) => module);
 
-let cluster = null;
-let url = process.env.PG_TEST_URL ?? null;
-if (!url) {
-	const bin = findPostgresBin();
-	if (!bin) throw new Error("PostgreSQL is not installed (or set PG_TEST_URL)");
-	cluster = await startCluster(bin);
-	url = cluster.url;
-}
+const { url, stop: stopDatabase } = await benchDatabase();
 try {
 	const stores = [];
 	for (const [name, module] of builds) {
@@ -57,5 +50,5 @@ try {
 	}
 	await Promise.all(stores.map(([, store]) => store.close()));
 } finally {
-	cluster?.stop();
+	stopDatabase();
 }
