@@ -28,6 +28,7 @@
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
+import { outboundMessage } from "../../storage-sqlite/bench/message-steps.mjs";
 import { sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
@@ -122,49 +123,10 @@ async function message(store) {
 	});
 }
 
+/** A message as submit.ts writes it (message-steps.mjs), its id left to the store. */
 function newMessage(now) {
-	return {
-		accountId: "acc_bench",
-		tenantId: "tnt_bench",
-		environment: "live",
-		direction: "outbound",
-		messageId: `<${n}-${now.getTime()}@bench.example>`,
-		partnerId: "prt_000001",
-		partnerName: "Partner",
-		partnerAs2Id: "PARTNER",
-		partnerUrl: "https://127.0.0.1/as2",
-		status: "queued",
-		fromAs2Id: "ME",
-		toAs2Id: "PARTNER",
-		subject: "Order",
-		filename: "order.edi",
-		contentType: "application/edi-x12",
-		bytes: 10_240,
-		compressed: true,
-		encrypted: true,
-		signed: true,
-		mdnMode: "sync",
-		mdnStatus: "pending",
-		mdnData: null,
-		rejectedMdns: [],
-		mic: null,
-		priority: "normal",
-		headers: { "as2-version": "1.2" },
-		payloadKey: "payloads/x",
-		scheduledAt: null,
-		attempts: 0,
-		lastAttemptAt: null,
-		sentAt: null,
-		deliveredAt: null,
-		failedAt: null,
-		mdnDeadline: null,
-		errorCode: null,
-		errorMessage: null,
-		transmissionTimeMs: null,
-		details: {},
-		createdAt: now,
-		updatedAt: now,
-	};
+	const { id: _id, ...fields } = outboundMessage("", now, n);
+	return { ...fields, messageId: `<${n}-${now.getTime()}@bench.example>` };
 }
 
 /** The recorded groups replayed on a reserved `postgres` connection, group after group. */
