@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { answerHeaders } from "../answer-headers.ts";
 import type { AppEnv } from "../context.ts";
 import { doc } from "../openapi.ts";
+import { readWholeBody } from "../read-whole-body.ts";
 import { requestHeaderPairs } from "../request-header-pairs.ts";
 
 /**
@@ -23,6 +24,8 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			// detached it from its connection, and the next request on that keep-alive connection
 			// was never answered. What is left is read once the answer is out (node/early-answers.ts).
 			body: incoming ? incoming.iterator({ destroyOnReturn: false }) : c.req.raw.body,
+			// A body held in memory (a few kilobytes, most messages) is read without the iterator.
+			...(incoming ? { readWhole: (max: number) => readWholeBody(incoming, max) } : {}),
 			contentLength: length === undefined ? null : Number(length),
 			clientIp: clientIp(c),
 			log: c.get("log"),

@@ -39,6 +39,12 @@ export interface ReceiveRequest {
 	body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
 	/** Content-Length when the client sent one. */
 	contentLength: number | null;
+	/**
+	 * Reads `body` whole, at most `max` bytes (null past them), more cheaply than iterating it:
+	 * given by the HTTP layer for a Node request (http/read-whole-body.ts); a body held in
+	 * memory is read through it when present.
+	 */
+	readWhole?: (max: number) => Promise<Uint8Array | null>;
 	clientIp: string;
 	/**
 	 * The request's logger (bound to its requestId): what the engine logs while answering goes
@@ -217,7 +223,8 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 	async function readBody(request: ReceiveRequest, maxBody: number): Promise<Uint8Array | { blobKey: string }> {
 		if (!request.body) return new Uint8Array(0);
 		if (request.contentLength !== null && request.contentLength <= IN_MEMORY_BYTES) {
-			const bytes = await readAll(request.body, Math.min(maxBody, request.contentLength));
+			const max = Math.min(maxBody, request.contentLength);
+			const bytes = await (request.readWhole ? request.readWhole(max) : readAll(request.body, max));
 			if (bytes === null) throw new As2Error("MESSAGE_TOO_LARGE", "the message is longer than its Content-Length");
 			return bytes;
 		}
