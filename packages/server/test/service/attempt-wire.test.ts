@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { BlobStore } from "@as2kit/core/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
-import { openWireSink, teeInto } from "../../src/service/messages/attempt-wire.ts";
+import { captureReceivedExchange, openWireSink, teeInto } from "../../src/service/messages/attempt-wire.ts";
 
 const root = mkdtempSync(join(tmpdir(), "as2kit-attempt-wire-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -61,5 +61,35 @@ describe("an outbound attempt's request capture", () => {
 		const { sent, stored } = await sendThrough(failing, chunks);
 		expect(sha256(sent)).toBe(sha256(Buffer.concat(chunks)));
 		expect(stored).toBeNull();
+	});
+});
+
+describe("a received exchange's capture", () => {
+	it("keeps the request's fields as they came and the answer's head as given, both bodies in one blob", async () => {
+		const request = filled(3168);
+		const answer = filled(3596);
+		const head = "HTTP/1.1 200 OK\r\nAS2-Version: 1.0\r\nContent-Type: multipart/signed\r\n\r\n";
+		const { request: sent, response } = await captureReceivedExchange(
+			blobs,
+			{ exchange: "wire/test/received", answer: "wire/test/received-answer" },
+			{
+				headers: [
+					["as2-from", "ALPHA"],
+					["content-type", 'application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"'],
+					["message-id", "<1@alpha>"],
+				],
+				body: request,
+			},
+			{ head, body: answer },
+		);
+		expect(sent).toEqual({
+			head: `as2-from: ALPHA\r\ncontent-type: application/pkcs7-mime; smime-type=enveloped-data; name="smime.p7m"\r\nmessage-id: <1@alpha>\r\n\r\n`,
+			blobKey: "wire/test/received",
+			bytes: 3168,
+			offset: 0,
+		});
+		expect(response).toEqual({ head, blobKey: "wire/test/received", bytes: 3596, offset: 3168 });
+		const stored = readFileSync(join(root, "wire/test/received"));
+		expect(sha256(stored)).toBe(sha256(Buffer.concat([request, answer])));
 	});
 });

@@ -228,9 +228,11 @@ async function captureReceipt(
 
 /** Our answer as we set it: the HTTP layer adds Date and the framing. */
 function replyHead(reply: MdnReply): string {
-	const fields = [...reply.headers].map(([name, value]) => `${name}: ${value}\r\n`).join("");
-	const head = `HTTP/1.1 ${reply.status} ${reply.status === 200 ? "OK" : ""}`.trimEnd();
-	return `${head}\r\n${fields}\r\n`;
+	let head = `HTTP/1.1 ${reply.status} ${reply.status === 200 ? "OK" : ""}`.trimEnd();
+	head += "\r\n";
+	// Appended field by field: no copy of the fields, no array of lines to join (issue #20).
+	for (const [name, value] of reply.headers) head += `${name}: ${value}\r\n`;
+	return `${head}\r\n`;
 }
 
 /**

@@ -45,5 +45,6 @@ export function replyMdn(options: {
 		messageIdDomain: options.domain,
 		...(options.text ? { text: options.text } : {}),
 	});
-	return { status: 200, headers: [...mdn.headers], body: mdn.body };
+	// entries(): the fields copied once (a spread of the headers copied them twice).
+	return { status: 200, headers: mdn.headers.entries(), body: mdn.body };
 }
