@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -23,7 +24,7 @@ export function as2Routes(clientIp: (c: Context) => string) {
 			// (over the size limit) does not destroy it: the default iterator's return() did, which
 			// detached it from its connection, and the next request on that keep-alive connection
 			// was never answered. What is left is read once the answer is out (node/early-answers.ts).
-			body: incoming ? incoming.iterator({ destroyOnReturn: false }) : c.req.raw.body,
+			body: incoming ? iteratedLazily(incoming) : c.req.raw.body,
 			// A body held in memory (a few kilobytes, most messages) is read without the iterator.
 			...(incoming ? { readWhole: (max: number) => readWholeBody(incoming, max) } : {}),
 			contentLength: length === undefined ? null : Number(length),
@@ -61,4 +62,12 @@ export function as2Routes(clientIp: (c: Context) => string) {
 		},
 	});
 	return new Hono<AppEnv>().post("/receive", description, handler).post("/mdn", description, handler);
+}
+
+/**
+ * The request's chunks, its iterator made only when a reader asks for it: a body read whole
+ * (`readWhole`) never does, and the iterator's async generator is 0.4 KB of heap (issue #20).
+ */
+function iteratedLazily(incoming: Readable): AsyncIterable<Uint8Array> {
+	return { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) };
 }
