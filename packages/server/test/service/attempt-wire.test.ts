@@ -92,4 +92,15 @@ describe("a received exchange's capture", () => {
 		const stored = readFileSync(join(root, "wire/test/received"));
 		expect(sha256(stored)).toBe(sha256(Buffer.concat([request, answer])));
 	});
+
+	it("keeps no capture of either side when the blob store fails (best effort)", async () => {
+		const failing: BlobStore = { ...blobs, put: async () => Promise.reject(new Error("disk full")) };
+		const captured = await captureReceivedExchange(
+			failing,
+			{ exchange: "wire/test/failing", answer: "wire/test/failing-answer" },
+			{ headers: [["as2-from", "ALPHA"]], body: filled(3168) },
+			{ head: "HTTP/1.1 200 OK\r\n\r\n", body: filled(100) },
+		);
+		expect(captured).toEqual({ request: null, response: null });
+	});
 });
