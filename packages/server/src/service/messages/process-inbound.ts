@@ -195,7 +195,8 @@ export async function processInbound(
 		deps.telemetry.inboundRefused("processing_error", isAs2Error(error) ? error.code : "INTERNAL_ERROR");
 		return { error, mic: undefined, message: null, duplicate: false };
 	} finally {
-		await raw?.release();
+		// Not `await raw?.release()`: a body in memory would await undefined, a promise for nothing.
+		if (raw) await raw.release();
 	}
 }
 
