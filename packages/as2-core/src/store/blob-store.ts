@@ -18,6 +18,13 @@ export interface BlobStore {
 		body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
 		options?: { maxBytes?: number },
 	): Promise<BlobInfo>;
+	/**
+	 * The same as `put` of `parts` one after the other, for bytes already in memory (a
+	 * submission's payload, a captured exchange). Optional: a store without it is written through
+	 * `put`. A body of chunks in memory passed through an async generator and the store's awaited
+	 * reads, a handful of promises a blob and two blobs a message on each side (issue #20).
+	 */
+	putBytes?(key: string, parts: readonly Uint8Array[], options?: { maxBytes?: number }): Promise<BlobInfo>;
 	/** The blob's bytes, or null when there is none. */
 	get(key: string): Promise<ReadableStream<Uint8Array> | null>;
 	/**

@@ -30,3 +30,8 @@ export function payloadTooLarge(maxBytes: number): As2Error {
 		details: { max_bytes: maxBytes },
 	});
 }
+
+/** Parts in memory as a `put` body, none copied (`putBytes` past what it writes at once). */
+export async function* partsBody(parts: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+	for (const part of parts) if (part.byteLength > 0) yield part;
+}

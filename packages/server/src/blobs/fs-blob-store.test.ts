@@ -100,6 +100,40 @@ describe("fs blob store", () => {
 		expect(readdirSync(root, { recursive: true })).toEqual([]);
 	});
 
+	it("stores bytes in memory with putBytes as put stores them, in a segment up to 256 KiB and a file past it", async () => {
+		const { root, blobs } = store();
+		for (const parts of [
+			[randomBytes(3_000)],
+			[randomBytes(3_000), new Uint8Array(0), randomBytes(500)],
+			[randomBytes(200_000), randomBytes(100_000)],
+		]) {
+			const whole = Buffer.concat(parts);
+			const info = await blobs.putBytes!("payloads/in-memory", parts);
+			expect(info.bytes).toBe(whole.byteLength);
+			expect(info.sha256).toBe(sha256(whole));
+			expect(info.key.startsWith("seg/")).toBe(whole.byteLength <= 256 * 1024);
+			expect((await readAll(await blobs.get(info.key))).equals(whole)).toBe(true);
+			expect(await blobs.stat(info.key)).toEqual(info);
+			const put = await blobs.put("payloads/streamed", streamOf(whole));
+			expect({ ...put, key: "" }).toEqual({ ...info, key: "" });
+			await blobs.delete(info.key);
+			expect(await blobs.get(info.key)).toBeNull();
+		}
+		const error = await blobs.putBytes!("k/over", [randomBytes(600), randomBytes(600)], { maxBytes: 1_000 }).catch(
+			(e) => e,
+		);
+		expect(isAs2Error(error) && error.code).toBe("PAYLOAD_TOO_LARGE");
+		await expect(blobs.putBytes!("../escape", [new Uint8Array(1)])).rejects.toThrow(/unsafe blob key/);
+		await expect(blobs.putBytes!("seg/2026112812/0123456789abcdef/0-1", [new Uint8Array(1)])).rejects.toThrow(
+			/store's own names/,
+		);
+		blobs.close();
+		const { blobs: plain } = { blobs: createFsBlobStore(root, { segments: false }) };
+		const info = await plain.putBytes!("payloads/file", [randomBytes(10)]);
+		expect(info.key).toBe("payloads/file");
+		expect(statSync(join(root, "payloads/file")).size).toBe(10);
+	});
+
 	it("takes an async iterable as well (a Node request, a generator), and ends it early when refused", async () => {
 		const { blobs } = store();
 		const bytes = randomBytes(300_000);

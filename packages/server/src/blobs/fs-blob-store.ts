@@ -13,7 +13,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { concatBytes, toChunks } from "@as2kit/core";
 import type { BlobInfo, BlobStore } from "@as2kit/core/store";
-import { chunksOf, payloadTooLarge } from "./blob-body.ts";
+import { chunksOf, partsBody, payloadTooLarge } from "./blob-body.ts";
 import { type FileSink, openFileSink, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from "./file-sink.ts";
 import { readFileStream } from "./file-source.ts";
 import { createSegmentBlobs, type SegmentOptions } from "./segment-blobs.ts";
@@ -93,12 +93,18 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 		return bytes === TOO_LARGE_TO_READ_WHOLE ? { largeFile: path } : { bytes };
 	};
 
-	return {
+	/** `key`'s path, refusing the store's own names (segment keys and the segments' directory). */
+	const requestedPath = (key: string) => {
+		const path = pathOf(key);
+		if (key.startsWith(SEGMENT_KEY_PREFIX) || key.startsWith(`${SEGMENT_DIRECTORY}/`)) {
+			throw new Error(`unsafe blob key: ${key} (the store's own names)`);
+		}
+		return path;
+	};
+
+	const store: BlobStore & { close(): void } = {
 		async put(key, body, options = {}) {
-			const path = pathOf(key);
-			if (key.startsWith(SEGMENT_KEY_PREFIX) || key.startsWith(`${SEGMENT_DIRECTORY}/`)) {
-				throw new Error(`unsafe blob key: ${key} (the store's own names)`);
-			}
+			const path = requestedPath(key);
 			const temporary = `${path}.${randomUUID()}.partial`;
 			// A blob written whole is hashed whole, in one call; a streamed one as it streams.
 			let hash: Hash | null = null;
@@ -156,6 +162,18 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 			}
 		},
 
+		// Bytes in memory up to SMALL_BLOB_BYTES go to the segment at once: what `put` does with
+		// them once its reads are over, without the reads (issue #20). Anything else is `put`'s.
+		async putBytes(key, parts, options = {}) {
+			requestedPath(key);
+			let bytes = 0;
+			for (const part of parts) bytes += part.byteLength;
+			if (options.maxBytes !== undefined && bytes > options.maxBytes) throw payloadTooLarge(options.maxBytes);
+			if (!segments || bytes > SMALL_BLOB_BYTES) return store.put(key, partsBody(parts), options);
+			const sha256 = parts.length === 1 ? hashOnce("sha256", parts[0]!) : hashChunks(parts);
+			return { key: segments.append(parts, bytes), bytes, sha256 };
+		},
+
 		async get(key) {
 			const found = find(key);
 			if (!found) return null;
@@ -195,6 +213,7 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 			segments?.close();
 		},
 	};
+	return store;
 }
 
 /** Chunks written whole are hashed in one pass, as one blob. */

@@ -6,6 +6,7 @@ import type { BlobStore } from "@as2kit/core/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
 import { openWireSink, partOf, teeInto } from "../../src/service/messages/attempt-wire.ts";
+import { failingStore } from "../helpers/failing-blobs.ts";
 
 const root = mkdtempSync(join(tmpdir(), "as2kit-attempt-exchange-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -62,7 +63,7 @@ describe("an exchange's capture", () => {
 	});
 
 	it("keeps nothing, and fails nothing, when the blob store fails", async () => {
-		const failing: BlobStore = { ...blobs, put: async () => Promise.reject(new Error("disk full")) };
+		const failing: BlobStore = failingStore(blobs);
 		expect(await exchange(failing, [filled(100)], filled(100))).toEqual({ sent: null, answer: null });
 	});
 });

@@ -6,6 +6,7 @@ import type { BlobStore } from "@as2kit/core/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFsBlobStore } from "../../src/blobs/fs-blob-store.ts";
 import { captureReceivedExchange, openWireSink, teeInto } from "../../src/service/messages/attempt-wire.ts";
+import { failingStore } from "../helpers/failing-blobs.ts";
 
 const root = mkdtempSync(join(tmpdir(), "as2kit-attempt-wire-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -57,7 +58,7 @@ describe("an outbound attempt's request capture", () => {
 		["small", [filled(3000)]],
 		["large", [filled(200_000), filled(200_000)]],
 	])("lets a %s body through when the blob store fails, with no capture", async (_, chunks) => {
-		const failing: BlobStore = { ...blobs, put: async () => Promise.reject(new Error("disk full")) };
+		const failing: BlobStore = failingStore(blobs);
 		const { sent, stored } = await sendThrough(failing, chunks);
 		expect(sha256(sent)).toBe(sha256(Buffer.concat(chunks)));
 		expect(stored).toBeNull();
@@ -94,7 +95,7 @@ describe("a received exchange's capture", () => {
 	});
 
 	it("keeps no capture of either side when the blob store fails (best effort)", async () => {
-		const failing: BlobStore = { ...blobs, put: async () => Promise.reject(new Error("disk full")) };
+		const failing: BlobStore = failingStore(blobs);
 		const captured = await captureReceivedExchange(
 			failing,
 			{ exchange: "wire/test/failing", answer: "wire/test/failing-answer" },

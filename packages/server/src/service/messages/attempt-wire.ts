@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { PassThrough } from "node:stream";
 import type { BlobInfo, BlobStore, WireCapture } from "@as2kit/core/store";
-import { bytesBody } from "./submit.ts";
+import { putBytes } from "../blob-bytes.ts";
 
 /** Where one side of an attempt's exchange is kept: by month, so that retention removes whole months' keys cheaply. */
 export function wireKey(at: Date, messageId: string, attempt: number, side: "request" | "response" | "mdn"): string {
@@ -52,9 +52,7 @@ export function openWireSink(blobs: BlobStore, key: string): WireSink {
 	let ended: Promise<BlobInfo | null> | null = null;
 	/** Stores what was sent, with `after` behind it in the same blob when the body was held. */
 	const end = (after?: Uint8Array) => {
-		ended ??= streaming
-			? streaming.end()
-			: blobs.put(key, chunksBody(after ? [...held, after] : held)).catch(() => null);
+		ended ??= streaming ? streaming.end() : putBytes(blobs, key, after ? [...held, after] : held).catch(() => null);
 		held = [];
 		return ended;
 	};
@@ -129,14 +127,9 @@ export async function* teeInto(body: AsyncIterable<Uint8Array>, sink: WireSink):
 	}
 }
 
-/** Chunks already in memory as a blob body, none copied. */
-async function* chunksBody(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-	for (const chunk of chunks) if (chunk.byteLength > 0) yield chunk;
-}
-
 /** A body in memory as a blob of its own; null when the blob store failed. */
 export async function storeBody(blobs: BlobStore, key: string, body: Uint8Array): Promise<CapturedBody | null> {
-	const blob = await blobs.put(key, bytesBody(body)).catch(() => null);
+	const blob = await putBytes(blobs, key, [body]).catch(() => null);
 	return blob && { blobKey: blob.key, bytes: blob.bytes };
 }
 
@@ -203,7 +196,7 @@ export async function captureReceivedExchange(
 	}
 	// What a sink holding the request would store (one `put`, the answer after the request),
 	// without the sink: its closures and two async steps per message (issue #20, stop 34).
-	const both = await blobs.put(keys.exchange, chunksBody([request.body, answer.body])).catch(() => null);
+	const both = await putBytes(blobs, keys.exchange, [request.body, answer.body]).catch(() => null);
 	if (!both) return { request: null, response: null };
 	const sent = request.body.byteLength;
 	return {

@@ -11,6 +11,7 @@ import {
 	stripMessageId,
 } from "@as2kit/core";
 import type { PartnerRecord, TenantRecord } from "@as2kit/core/store";
+import { putBytes } from "../blob-bytes.ts";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { Logger, ServiceDeps } from "../deps.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
@@ -24,7 +25,7 @@ import type { KeyMaterial } from "./key-material.ts";
 import { type InboundMessage, processInbound } from "./process-inbound.ts";
 import { isMdnRequest, receiveAsyncMdn } from "./receive-mdn.ts";
 import { RECEIVE_JOB } from "./send-job-kind.ts";
-import { bytesBody, messageIdDomain } from "./submit.ts";
+import { messageIdDomain } from "./submit.ts";
 
 /** Bodies up to this size are read into memory; larger ones stream to the blob store first. */
 const IN_MEMORY_BYTES = 1024 * 1024;
@@ -175,7 +176,7 @@ export function createReceiver(deps: ServiceDeps, keys: KeyMaterial, inbound: In
 			};
 			if (mdnRequest?.mode !== "sync") {
 				// The partner does not wait for an MDN: store, answer at once, process in a job.
-				const key = blobKey ?? (await blobs.put(rawKey(now()), bytesBody(body as Uint8Array))).key;
+				const key = blobKey ?? (await putBytes(blobs, rawKey(now()), [body as Uint8Array])).key;
 				await store.transaction((tx) =>
 					tx.jobs.enqueue(
 						{

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import type { As2Store, BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
 import { allowanceRefusal, checkMessageAllowance, countLiveSend } from "../billing/usage.ts";
+import { putBytes } from "../blob-bytes.ts";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { enqueueEpcisIndex } from "../epcis/index-job.ts";
@@ -97,7 +98,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 						details: { max_bytes: max, bytes: bytes.byteLength },
 					});
 				}
-				blob = await blobs.put(newPayloadKey(at), bytesBody(bytes));
+				blob = await putBytes(blobs, newPayloadKey(at), [bytes]);
 			}
 			const stored = blob;
 			const message = await store.transaction(async (transaction) => {
