@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { createTestDatabase, type TestDatabase } from "../pg/databases.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, curl, liveTenant, rawRequest } from "./clients.ts";
+import { call, curl, liveTenant, plainPartner, rawRequest } from "./clients.ts";
 
 const PARTNER_AS2_ID = "bb-claims-partner";
 const CANCEL_PARTNER_AS2_ID = "bb-claims-cancel-partner";
@@ -51,14 +51,7 @@ beforeAll(async () => {
 	const workerStarted = startBuiltServer({ store: "sqlite", env, args: ["--role", "worker"] }).then((started) => {
 		worker = started;
 	});
-	const partner = async (name: string, as2Id: string) => {
-		const created = await call(api!.base, "POST", "/v1/partners", {
-			token: liveKey,
-			body: { name, as2_id: as2Id, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
-		});
-		expect(created.status, created.text).toBe(201);
-		return created.json.data.id as string;
-	};
+	const partner = (name: string, as2Id: string) => plainPartner(api!.base, liveKey, { name, as2Id, url: partners.url });
 	const setUp = async () => {
 		({ liveKey } = await liveTenant(api!.base));
 		[partnerId, cancelPartnerId] = await Promise.all([

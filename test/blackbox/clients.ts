@@ -112,6 +112,30 @@ export async function createKey(base: string, token: string, body: Record<string
 	return created.json.data.key;
 }
 
+/**
+ * Creates a partner that takes messages as they are: unsigned, unencrypted, no MDN asked (a
+ * quirky partner answering 200 completes each send); returns its id.
+ */
+export async function plainPartner(
+	base: string,
+	token: string,
+	partner: { name: string; as2Id: string; url: string },
+): Promise<string> {
+	const created = await call(base, "POST", "/v1/partners", {
+		token,
+		body: {
+			name: partner.name,
+			as2_id: partner.as2Id,
+			url: partner.url,
+			sign: false,
+			encrypt: false,
+			mdn_mode: "none",
+		},
+	});
+	if (created.status !== 201) throw new Error(`partner creation failed: ${created.status} ${created.text}`);
+	return created.json.data.id;
+}
+
 export interface RawResponse {
 	/** Null when the server closed or reset the connection without a status line. */
 	status: number | null;

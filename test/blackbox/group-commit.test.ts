@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, curl, liveTenant, rawRequest } from "./clients.ts";
+import { call, curl, liveTenant, plainPartner, rawRequest } from "./clients.ts";
 
 const PARTNER_AS2_ID = "bb-group-commit-partner";
 let server: BuiltServer;
@@ -28,12 +28,7 @@ beforeAll(async () => {
 		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
 	});
 	({ liveKey } = await liveTenant(server.base));
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: { name: "grouped", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
-	});
-	expect(created.status, created.text).toBe(201);
-	partnerId = created.json.data.id;
+	partnerId = await plainPartner(server.base, liveKey, { name: "grouped", as2Id: PARTNER_AS2_ID, url: partners.url });
 });
 afterAll(async () => {
 	// The test kills the server itself: stop() then only removes its directory, and says so.

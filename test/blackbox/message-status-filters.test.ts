@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, curl, liveTenant, rawRequest } from "./clients.ts";
+import { call, curl, liveTenant, plainPartner, rawRequest } from "./clients.ts";
 
 const PARTNER_AS2_ID = "bb-status-filters";
 let server: BuiltServer;
@@ -36,12 +36,7 @@ beforeAll(async () => {
 		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
 	});
 	({ liveKey } = await liveTenant(server.base));
-	const partner = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: { name: "filters", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
-	});
-	expect(partner.status, partner.text).toBe(201);
-	partnerId = partner.json.data.id;
+	partnerId = await plainPartner(server.base, liveKey, { name: "filters", as2Id: PARTNER_AS2_ID, url: partners.url });
 	const submit = async (extra: Record<string, unknown>) => {
 		const sent = await call(server.base, "POST", "/v1/messages", {
 			token: liveKey,

@@ -14,7 +14,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type QuirkyPartners, startQuirkyPartners } from "../../packages/server/test/helpers/quirky-partner.ts";
 import { type BuiltServer, startBuiltServer } from "./built-server.ts";
-import { call, liveTenant, type Registered } from "./clients.ts";
+import { call, liveTenant, plainPartner, type Registered } from "./clients.ts";
 
 const PARTNER_AS2_ID = "bb-usage-quota-partner";
 const ALLOWANCE = 100_000; // Professional
@@ -33,12 +33,7 @@ beforeAll(async () => {
 		env: { AS2_ALLOW_HTTP: "1", AS2_ALLOW_PRIVATE_TARGETS: "1", AS2_DEFAULT_PLAN: "professional" },
 	});
 	({ user, liveKey } = await liveTenant(server.base));
-	const created = await call(server.base, "POST", "/v1/partners", {
-		token: liveKey,
-		body: { name: "quota", as2_id: PARTNER_AS2_ID, url: partners.url, sign: false, encrypt: false, mdn_mode: "none" },
-	});
-	expect(created.status, created.text).toBe(201);
-	partnerId = created.json.data.id;
+	partnerId = await plainPartner(server.base, liveKey, { name: "quota", as2Id: PARTNER_AS2_ID, url: partners.url });
 });
 afterAll(async () => {
 	await server?.stop();
