@@ -80,13 +80,21 @@ export function openWireSink(blobs: BlobStore, key: string): WireSink {
 				};
 			}
 			const sentBytes = heldBytes;
-			const both = await end(answer);
-			if (!both) return { sent: null, answer: null };
-			return {
-				sent: { blobKey: both.key, bytes: sentBytes, offset: 0 },
-				answer: { blobKey: both.key, bytes: answer.byteLength, offset: sentBytes },
-			};
+			return sharedBlob(await end(answer), sentBytes, answer.byteLength);
 		},
+	};
+}
+
+/** A sent body and the answer behind it in one blob (`both`; null when it could not be stored). */
+function sharedBlob(
+	both: BlobInfo | null,
+	sentBytes: number,
+	answerBytes: number,
+): { sent: CapturedBody | null; answer: CapturedBody | null } {
+	if (!both) return { sent: null, answer: null };
+	return {
+		sent: { blobKey: both.key, bytes: sentBytes, offset: 0 },
+		answer: { blobKey: both.key, bytes: answerBytes, offset: sentBytes },
 	};
 }
 
@@ -185,23 +193,20 @@ export async function captureReceivedExchange(
 			response: await captureBytes(blobs, keys.answer, answer.head, answer.body),
 		};
 	}
+	let stored: { sent: CapturedBody | null; answer: CapturedBody | null };
 	if (request.body.byteLength > HELD_CAPTURE_BYTES) {
 		const sink = openWireSink(blobs, keys.exchange);
 		await sink.write(request.body);
-		const stored = await sink.endWith(answer.body, keys.answer);
-		return {
-			request: stored.sent && { head: receivedHead(request.headers), ...stored.sent },
-			response: stored.answer && { head: answer.head, ...stored.answer },
-		};
+		stored = await sink.endWith(answer.body, keys.answer);
+	} else {
+		// What a sink holding the request stores (one `put`, the answer after the request),
+		// without the sink: its closures and two async steps per message (issue #20, stop 34).
+		const both = await putBytes(blobs, keys.exchange, [request.body, answer.body]).catch(() => null);
+		stored = sharedBlob(both, request.body.byteLength, answer.body.byteLength);
 	}
-	// What a sink holding the request would store (one `put`, the answer after the request),
-	// without the sink: its closures and two async steps per message (issue #20, stop 34).
-	const both = await putBytes(blobs, keys.exchange, [request.body, answer.body]).catch(() => null);
-	if (!both) return { request: null, response: null };
-	const sent = request.body.byteLength;
 	return {
-		request: { head: receivedHead(request.headers), blobKey: both.key, bytes: sent, offset: 0 },
-		response: { head: answer.head, blobKey: both.key, bytes: answer.body.byteLength, offset: sent },
+		request: stored.sent && { head: receivedHead(request.headers), ...stored.sent },
+		response: stored.answer && { head: answer.head, ...stored.answer },
 	};
 }
 
