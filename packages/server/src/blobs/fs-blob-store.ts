@@ -137,10 +137,7 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 					await file.write(value);
 				}
 				if (!file || !hash) {
-					if (segments) {
-						const sha256 = held.length === 1 ? hashOnce("sha256", held[0]!) : hashChunks(held);
-						return { key: segments.append(held, bytes), bytes, sha256 };
-					}
+					if (segments) return { key: segments.append(held, bytes), bytes, sha256: hashChunks(held) };
 					ensureDirectory(path);
 					const whole = held.length === 1 ? held[0]! : concatBytes(held);
 					writeFileSync(temporary, whole, { flag: "wx", mode: PRIVATE_FILE_MODE });
@@ -170,8 +167,7 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 			for (const part of parts) bytes += part.byteLength;
 			if (options.maxBytes !== undefined && bytes > options.maxBytes) throw payloadTooLarge(options.maxBytes);
 			if (!segments || bytes > SMALL_BLOB_BYTES) return store.put(key, partsBody(parts), options);
-			const sha256 = parts.length === 1 ? hashOnce("sha256", parts[0]!) : hashChunks(parts);
-			return { key: segments.append(parts, bytes), bytes, sha256 };
+			return { key: segments.append(parts, bytes), bytes, sha256: hashChunks(parts) };
 		},
 
 		async get(key) {
@@ -216,8 +212,9 @@ export function createFsBlobStore(root: string, options: FsBlobStoreOptions = {}
 	return store;
 }
 
-/** Chunks written whole are hashed in one pass, as one blob. */
+/** Chunks written whole are hashed in one pass, as one blob (one chunk in one call). */
 function hashChunks(chunks: readonly Uint8Array[]): string {
+	if (chunks.length === 1) return hashOnce("sha256", chunks[0]!);
 	const hash = createHash("sha256");
 	for (const chunk of chunks) hash.update(chunk);
 	return hash.digest("hex");
