@@ -1,6 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, expect, it } from "vitest";
@@ -396,4 +396,47 @@ it("does not take a body given whole when the exchange is stopped before it star
 	expect(stopped.code).toBe("PARTNER_UNREACHABLE");
 	expect(wholes).toBe(0);
 	expect(partner.requests()).toBe(0);
+});
+
+it("reads the partner's answer whole, refuses one past maxResponseBytes, and fails on an answer cut short", async () => {
+	const answers: Record<string, (res: ServerResponse) => void> = {
+		"/whole": (res) => {
+			res.writeHead(200, { "content-type": "text/plain" });
+			res.write("first part, ");
+			res.end("second part");
+		},
+		"/large": (res) => res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(5_000)),
+		// Promises 1,000 bytes, sends 10, and drops the connection.
+		"/cut": (res) => {
+			res.writeHead(200, { "content-type": "text/plain", "content-length": "1000" });
+			res.write("ten bytes.", () => res.socket?.destroy());
+		},
+	};
+	const server = createServer((req, res) => {
+		req.resume();
+		req.on("end", () => answers[req.url ?? ""]!(res));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	close = () => {
+		server.closeAllConnections();
+		return new Promise((resolve) => server.close(() => resolve()));
+	};
+	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	const post = (path: string) =>
+		postAs2({
+			url: `${base}${path}`,
+			guard,
+			headers: [],
+			body: { size: 2, open: async function* () {}, whole: () => new Uint8Array([1, 2]) },
+			maxResponseBytes: 1_000,
+			idleTimeoutMs: 10_000,
+			totalTimeoutMs: 10_000,
+		});
+	const whole = await post("/whole");
+	expect(new TextDecoder().decode(whole.body)).toBe("first part, second part");
+	await expect(post("/large")).rejects.toMatchObject({ code: "INVALID_MDN", message: /exceeds 1000 bytes/ });
+	await expect(post("/cut")).rejects.toMatchObject({
+		code: "PARTNER_UNREACHABLE",
+		message: /reading the answer failed/,
+	});
 });

@@ -2,10 +2,10 @@ import type { Readable } from "node:stream";
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { readWholeBody } from "../../service/transport/read-whole-body.ts";
 import { answerHeaders } from "../answer-headers.ts";
 import type { AppEnv } from "../context.ts";
 import { doc } from "../openapi.ts";
-import { readWholeBody } from "../read-whole-body.ts";
 import { requestHeaderPairs } from "../request-header-pairs.ts";
 
 /**

@@ -42,7 +42,7 @@ export interface ReceiveRequest {
 	contentLength: number | null;
 	/**
 	 * Reads `body` whole, at most `max` bytes (null past them), more cheaply than iterating it:
-	 * given by the HTTP layer for a Node request (http/read-whole-body.ts); a body held in
+	 * given by the HTTP layer for a Node request (service/transport/read-whole-body.ts); a body held in
 	 * memory is read through it when present.
 	 */
 	readWhole?: (max: number) => Promise<Uint8Array | null>;

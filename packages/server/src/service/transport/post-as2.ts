@@ -3,6 +3,7 @@ import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createSecureContext, type TLSSocket } from "node:tls";
 import { As2Error } from "@as2kit/core";
+import { readWholeBody } from "./read-whole-body.ts";
 import { RefusedTarget, type TargetGuard } from "./target-guard.ts";
 import { type TransportTrace, traceExchange } from "./transport-trace.ts";
 
@@ -259,22 +260,19 @@ function drained(request: ClientRequest): Promise<void> {
 	});
 }
 
-function readCapped(response: IncomingMessage, max: number): Promise<Uint8Array> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		response.on("data", (chunk: Buffer) => {
-			size += chunk.byteLength;
-			if (size > max) {
-				response.destroy();
-				reject(new As2Error("INVALID_MDN", `the partner's answer exceeds ${max} bytes`));
-				return;
-			}
-			chunks.push(chunk);
-		});
-		response.once("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
-		response.once("error", (error) => reject(unreachable(`reading the answer failed: ${error.message}`, error)));
-	});
+/** The partner's answer whole, at most `max` bytes: past them the connection is dropped. */
+async function readCapped(response: IncomingMessage, max: number): Promise<Uint8Array> {
+	let bytes: Uint8Array | null;
+	try {
+		bytes = await readWholeBody(response, max);
+	} catch (error) {
+		throw unreachable(`reading the answer failed: ${(error as Error).message}`, error);
+	}
+	if (bytes === null) {
+		response.destroy();
+		throw new As2Error("INVALID_MDN", `the partner's answer exceeds ${max} bytes`);
+	}
+	return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function pairs(raw: string[]): Array<[string, string]> {

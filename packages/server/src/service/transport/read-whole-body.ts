@@ -2,16 +2,17 @@ import type { Readable } from "node:stream";
 import { concatBytes } from "@as2kit/core";
 
 /**
- * Every chunk of a Node request's body in one array, or null as soon as there are more than
- * `max` bytes; rejects when the body fails or its connection closes before its end.
+ * Every chunk of a Node message's body (a request received on `/as2`, a partner's answer to
+ * `postAs2`) in one array, or null as soon as there are more than `max` bytes; rejects when the
+ * body fails or its connection closes before its end.
  *
  * Read with 'data' events, not with the stream's async iterator: for a body of a few kilobytes
  * the iterator's set-up (an async generator, `finished` with its listeners, a promise and a
  * tick per step) drew about 120 µs of wall samples per message in the receiver's profile and 8
  * of its 180 promises; alone, hot, 4.8 against 2.9 µs a read (issue #20, stop 34).
  *
- * Stopping early neither destroys nor drains the request: its listeners are removed and it is
- * paused, as the iterator's `return()` left it with `destroyOnReturn: false`, so that what is
+ * Stopping early neither destroys nor drains the body, the caller decides (postAs2 drops the
+ * partner's connection): its listeners are removed and it is paused, as the iterator's `return()` left it with `destroyOnReturn: false`, so that what is
  * left is read once the answer is out (node/early-answers.ts) and the keep-alive connection
  * stays usable.
  */
