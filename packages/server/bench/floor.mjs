@@ -24,7 +24,8 @@
 //   noapi   files, but no API leg: the sender makes its messages itself (no load generator)
 //   bare    neither files nor API leg: the AS2 exchange alone
 // CPU per message of each process from /proc (user and system apart) over the messages of the
-// run, from the first request to the last MDN verified, as throughput.mjs reads its phase 1.
+// run, from the first request to the last MDN verified, as throughput.mjs reads its phase 1,
+// after the same warm-up in the same processes (BENCH_WARMUP; lib.mjs says why).
 //
 //   export TMPDIR=$(mktemp -d /as2kit-bench-XXXX)
 //   FLOOR_RUNS=3 FLOOR_MESSAGES=1000 node packages/server/bench/floor.mjs
@@ -56,7 +57,7 @@ import {
 	stripMessageId,
 	unpack,
 } from "@as2kit/core";
-import { client, cpuTimes, createPki, summary } from "./lib.mjs";
+import { client, cpuTimes, createPki, describeCurve, submitAll, summary, WARMUP, warmUp } from "./lib.mjs";
 
 const role = process.argv[2];
 if (role === "sender") await sender();
@@ -287,7 +288,11 @@ async function sender() {
 			if (api) api.close(() => process.exit(0)) && api.closeAllConnections();
 			else process.exit(0);
 		} else if (m.expect !== undefined) {
+			// A new round (the warm-up's, then the measured one): counted from zero.
 			expected = m.expect;
+			delivered = 0;
+			bytesOut = 0;
+			bytesIn = 0;
 			// Without the API leg the sender makes its messages itself, held in memory.
 			for (let i = 0; i < (m.generate ?? 0); i++) enqueue(edi);
 		}
@@ -390,29 +395,29 @@ async function main() {
 		const { port: apiPort } = await a.ready;
 		try {
 			const pids = [a.child.pid, b.child.pid];
-			const done = new Promise((resolve) => a.child.once("message", resolve));
+			const call = api === "1" ? client(`https://127.0.0.1:${apiPort}`, pki.caPem) : null;
+			/** `count` messages through the sender, as many rounds as asked; its sizes when the last MDN is verified. */
+			async function round(count) {
+				const done = new Promise((resolve) => a.child.once("message", resolve));
+				if (!call) {
+					a.child.send({ expect: count, generate: count });
+					return done;
+				}
+				a.child.send({ expect: count });
+				await submitAll(count, CONCURRENCY, async () => {
+					const r = await call("POST", "/v1/messages", {
+						token: "bench",
+						body: { partner_id: "p", content_type: "application/edi-x12", payload: { content: edi } },
+					});
+					if (r.status !== 202) throw new Error(`POST ${r.status}`);
+				});
+				return done;
+			}
+			// Warmed up as the server is (lib.mjs, WARMUP), one round a window: the cold-start curve.
+			const coldStart = await warmUp({ round, pids });
 			const before = pids.map(cpuTimes);
 			const started = performance.now();
-			if (api === "1") {
-				a.child.send({ expect: MESSAGES });
-				const call = client(`https://127.0.0.1:${apiPort}`, pki.caPem);
-				let next = 0;
-				await Promise.all(
-					Array.from({ length: CONCURRENCY }, async () => {
-						while (next < MESSAGES) {
-							next++;
-							const r = await call("POST", "/v1/messages", {
-								token: "bench",
-								body: { partner_id: "p", content_type: "application/edi-x12", payload: { content: edi } },
-							});
-							if (r.status !== 202) throw new Error(`POST ${r.status}`);
-						}
-					}),
-				);
-			} else {
-				a.child.send({ expect: MESSAGES, generate: MESSAGES });
-			}
-			const { bytesOut, bytesIn } = await done;
+			const { bytesOut, bytesIn } = await round(MESSAGES);
 			const perSecond = (MESSAGES / (performance.now() - started)) * 1000;
 			const after = pids.map(cpuTimes);
 			const per = (side, field) => ((after[side][field] - before[side][field]) * 1000) / MESSAGES;
@@ -421,6 +426,7 @@ async function main() {
 				bytes: [bytesOut, bytesIn],
 				user: [per(0, "user"), per(1, "user")],
 				system: [per(0, "system"), per(1, "system")],
+				coldStart,
 			};
 		} finally {
 			await stop(a);
@@ -441,6 +447,10 @@ async function main() {
 				console.log(
 					`    run ${i + 1} ${variant}: ${r.perSecond.toFixed(0)} delivered/s; CPU per message ${total.map((x) => x.toFixed(2)).join(" / ")} ms (sender / receiver; of it the kernel's ${r.system.map((x) => x.toFixed(2)).join(" / ")}); AS2 body ${r.bytes[0].toFixed(0)} B, MDN ${r.bytes[1].toFixed(0)} B (load ${loadavg()[0].toFixed(1)})`,
 				);
+				if (r.coldStart.length)
+					console.log(
+						`      cold start, CPU per message (sender / receiver) through message: ${describeCurve(r.coldStart)}`,
+					);
 			}
 		}
 	} finally {
@@ -452,7 +462,7 @@ async function main() {
 		return `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
 	};
 	console.log(
-		`The platform's floor: ${MESSAGES} × 10 KB EDI, sha256 + aes256 + zlib + signed sync MDN over loopback HTTPS, ${RUNS} runs (load average at start ${load.toFixed(1)}); CPU per message, ms, median (min–max)`,
+		`The platform's floor: ${MESSAGES} × 10 KB EDI after a warm-up of ${WARMUP}, sha256 + aes256 + zlib + signed sync MDN over loopback HTTPS, ${RUNS} runs (load average at start ${load.toFixed(1)}); CPU per message, ms, median (min–max)`,
 	);
 	console.log("| variant | sender | of it user / system | receiver | of it user / system | delivered/s |");
 	console.log("|---|---:|---:|---:|---:|---:|");

@@ -21,7 +21,20 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
-import { connect, cpuSeconds, cpuTimes, createPki, setupTenant, startServer, summary } from "./lib.mjs";
+import {
+	connect,
+	cpuSeconds,
+	cpuTimes,
+	createPki,
+	describeCurve,
+	setupTenant,
+	startServer,
+	submitAll,
+	summary,
+	WARMUP,
+	WARMUP_WINDOW,
+	warmUp,
+} from "./lib.mjs";
 import { describeStats, pgTableStats } from "./pg-table-stats.mjs";
 
 /** BENCH_PG_STATS=1: what each PostgreSQL run wrote, per message (pg-table-stats.mjs). */
@@ -156,6 +169,31 @@ async function run(storage, instances) {
 		const waits = PG_WAITS && databaseUrl ? await lockWaits(databaseUrl) : null;
 		// The poll's and the sampler's own backends are the bench's, not the senders' database work.
 		const excluded = [delivered.backendPid, waits?.backendPid].filter(Boolean);
+		const submitOne = async (n) => {
+			const r = await senders[n % instances].call("POST", "/v1/messages", {
+				token: ta.key,
+				body: { partner_id: partner, content_type: "application/edi-x12", payload: { content: edi } },
+			});
+			if (r.status !== 202) throw new Error(`POST ${r.status} ${r.text}`);
+		};
+		// Polled the sooner the fewer are left: each poll is a query PostgreSQL answers on the
+		// senders' cores, while the end of a phase is still seen within 25 ms.
+		const settled = async () => {
+			const deadline = performance.now() + 300_000;
+			for (let left = await delivered.unfinished(); left > 0; left = await delivered.unfinished()) {
+				if (performance.now() > deadline) throw new Error("messages were not delivered in 5 minutes");
+				await new Promise((r) => setTimeout(r, Math.min(500, Math.max(25, left))));
+			}
+		};
+		// Warm-up, not measured (lib.mjs, WARMUP): its windows are the cold-start curve.
+		const coldStart = await warmUp({
+			round: async (size) => {
+				await submitAll(size, CONCURRENCY, submitOne);
+				await settled();
+			},
+			pids: [...senders.map((s) => s.child.pid), receiver.child.pid],
+		});
+		// After the warm-up: the statistics are the measured messages'.
 		if (PG_STATS && databaseUrl) statsBefore = await pgTableStats(databaseUrl);
 		const cpu0 = {
 			senders: senders.reduce((sum, s) => sum + cpuSeconds(s.child.pid), 0),
@@ -168,34 +206,19 @@ async function run(storage, instances) {
 		const started = performance.now();
 		waits?.start();
 		const latencies = [];
-		let next = 0;
-		await Promise.all(
-			Array.from({ length: CONCURRENCY }, async () => {
-				while (next < MESSAGES) {
-					const n = next++;
-					const sent = performance.now();
-					const r = await senders[n % instances].call("POST", "/v1/messages", {
-						token: ta.key,
-						body: { partner_id: partner, content_type: "application/edi-x12", payload: { content: edi } },
-					});
-					if (r.status !== 202) throw new Error(`POST ${r.status} ${r.text}`);
-					latencies.push(performance.now() - sent);
-				}
-			}),
-		);
-		// Polled the sooner the fewer are left: each poll is a query PostgreSQL answers on the
-		// senders' cores, while the end of the run is still seen within 25 ms.
-		const deadline = performance.now() + 300_000;
-		for (let left = await delivered.unfinished(); left > 0; left = await delivered.unfinished()) {
-			if (performance.now() > deadline) throw new Error("messages were not delivered in 5 minutes");
-			await new Promise((r) => setTimeout(r, Math.min(500, Math.max(25, left))));
-		}
+		await submitAll(MESSAGES, CONCURRENCY, async (n) => {
+			const sent = performance.now();
+			await submitOne(n);
+			latencies.push(performance.now() - sent);
+		});
+		await settled();
 		const elapsedMs = performance.now() - started;
 		const perSecond = (MESSAGES / elapsedMs) * 1000;
 		const waited = await waits?.stop();
 		const switches = postgresSwitches(excluded) - cpu0.switches;
 		const { delivered: done, failed } = await delivered.count();
-		if (failed || done !== MESSAGES) throw new Error(`${done} of ${MESSAGES} delivered, ${failed} failed`);
+		if (failed || done !== WARMUP + MESSAGES)
+			throw new Error(`${done} of ${WARMUP + MESSAGES} delivered, ${failed} failed`);
 		const perMessageMs = (seconds) => (seconds * 1000) / MESSAGES;
 		const split = senderSplit(senders);
 		const cpuMs = {
@@ -216,7 +239,7 @@ async function run(storage, instances) {
 			msPerMessage: (waited.meanWaiting * elapsedMs) / MESSAGES,
 			switchesPerMessage: switches / MESSAGES,
 		};
-		return { perSecond, cpuMs, post, lockWait };
+		return { perSecond, cpuMs, post, lockWait, coldStart };
 	} finally {
 		await Promise.all([...senders, receiver].map((s) => s.stop()));
 		// The senders' backends have exited, so their counters are in the statistics. A failed read
@@ -346,18 +369,25 @@ const configurations = (process.env.BENCH_CONFIGS ?? "sqlite:1,pg:1,pg:2,pg:3")
 	.map((c) => c.split(":"))
 	.map(([storage, n]) => [storage, Number(n)]);
 const results = new Map(configurations.map(([s, n]) => [`${s}×${n}`, []]));
+/** The warm-up's first window of each run: the figure before stop 35 (lib.mjs, WARMUP). */
+const coldResults = new Map(configurations.map(([s, n]) => [`${s}×${n}`, []]));
 try {
 	// Interleaved, so that drift of the machine over the run touches every configuration alike.
 	for (let r = 0; r < RUNS; r++) {
 		for (const [storage, instances] of configurations) {
-			const { perSecond, cpuMs, post, lockWait } = await run(storage, instances);
+			const { perSecond, cpuMs, post, lockWait, coldStart } = await run(storage, instances);
 			results.get(`${storage}×${instances}`).push(perSecond);
+			coldResults.get(`${storage}×${instances}`).push(coldStart[0]?.perSecond);
 			console.log(
 				`    run ${r + 1}: ${storage} × ${instances}: ${perSecond.toFixed(0)} delivered/s; CPU per message: senders ${cpuMs.senders.toFixed(2)} ms, PostgreSQL ${cpuMs.postgres.toFixed(2)} ms (not counted: the bench's poll ${cpuMs.poll.toFixed(2)}), receiver ${cpuMs.receiver.toFixed(2)} ms; POST p50 ${post.p50.toFixed(0)} ms, p99 ${post.p99.toFixed(0)} ms`,
 			);
 			console.log(
 				`      senders: user ${cpuMs.sendersUser.toFixed(2)} ms, kernel ${cpuMs.sendersKernel.toFixed(2)} ms a message; preempted ${cpuMs.sendersPreempted.toFixed(1)} times a message`,
 			);
+			if (coldStart.length)
+				console.log(
+					`      cold start, CPU per message (${[...Array(instances)].map((_, i) => `sender ${i + 1}`).join(" / ")} / receiver) and delivered/s through message: ${describeCurve(coldStart)}`,
+				);
 			if (lockWait)
 				console.log(
 					`      lock waits: ${lockWait.meanWaiting.toFixed(2)} backends waiting on average (${(lockWait.shareWithWaiter * 100).toFixed(0)} % of ${lockWait.samples} samples), ${lockWait.msPerMessage.toFixed(1)} ms waited a message; backends' context switches ${lockWait.switchesPerMessage.toFixed(1)} a message`,
@@ -371,11 +401,22 @@ try {
 const sqliteSingle = results.get("sqlite×1");
 const reference = sqliteSingle ? summary(sqliteSingle).median : undefined;
 console.log(
-	`(8) delivered/s by instances, ${MESSAGES} × 10 KB EDI, sha256 + aes256 + zlib + signed sync MDN, ${cpus().length} cores, one receiver`,
+	`(8) delivered/s by instances, ${MESSAGES} × 10 KB EDI after a warm-up of ${WARMUP}, sha256 + aes256 + zlib + signed sync MDN, ${cpus().length} cores, one receiver`,
 );
 for (const [name, values] of results) {
 	const s = summary(values);
 	console.log(
 		`    ${name.padEnd(9)} median ${s.median.toFixed(0)}/s (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, noise ${s.noisePct.toFixed(1)}%)${reference ? `  ${(s.median / reference).toFixed(2)}× SQLite single` : ""}`,
+	);
+}
+// The same from a cold start: the warm-up's first window (what this bench measured before stop 35).
+const coldSingle = coldResults.get("sqlite×1")?.filter((v) => v !== undefined);
+const coldReference = coldSingle?.length ? summary(coldSingle).median : undefined;
+for (const [name, values] of coldResults) {
+	const measured = values.filter((v) => v !== undefined);
+	if (!measured.length) continue;
+	const s = summary(measured);
+	console.log(
+		`    ${name.padEnd(9)} cold start, the first ${WARMUP_WINDOW}: median ${s.median.toFixed(0)}/s (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})${coldReference ? `  ${(s.median / coldReference).toFixed(2)}× SQLite single` : ""}`,
 	);
 }

@@ -257,3 +257,54 @@ export function summary(values) {
 		noisePct: median ? ((sorted.at(-1) - sorted[0]) / median) * 100 : 0,
 	};
 }
+
+/**
+ * Messages each benchmark sends before its measured phase, not counted (BENCH_WARMUP; 0 measures
+ * from a cold start, as every bench did before stop 35). V8 compiles a server's hot code over its
+ * first few thousand messages: at 10 KB a message, the CPU per message of the first 1,000 after a
+ * start was 1.6–1.7 times the same processes' from the 4,000th on, where it levels off
+ * (docs/performance.md, "Cold start and steady state (stop 35)"). A server's bill is its steady
+ * state; the warm-up's own figures are printed beside it as the cold-start curve.
+ */
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 4500);
+/** The cold-start curve's step: the warm-up's messages per window (BENCH_WARMUP_WINDOW). */
+export const WARMUP_WINDOW = Number(process.env.BENCH_WARMUP_WINDOW ?? 1500);
+
+/**
+ * The warm-up: `count` messages in windows of WARMUP_WINDOW, each sent by `round(size)` (which
+ * returns once they are all final); returns each window's delivered/s and CPU per message, ms,
+ * of every pid in `pids` (the cold-start curve).
+ */
+export async function warmUp({ count = WARMUP, round, pids }) {
+	const curve = [];
+	for (let through = 0; through < count; ) {
+		const size = Math.min(WARMUP_WINDOW, count - through);
+		const before = pids.map(cpuSeconds);
+		const started = performance.now();
+		await round(size);
+		through += size;
+		curve.push({
+			through,
+			perSecond: (size / (performance.now() - started)) * 1000,
+			cpuMs: pids.map((pid, i) => ((cpuSeconds(pid) - before[i]) * 1000) / size),
+		});
+	}
+	return curve;
+}
+
+/** Calls `submit` `count` times, `concurrency` calls at a time (a closed loop of that many clients). */
+export async function submitAll(count, concurrency, submit) {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) await submit(next++);
+		}),
+	);
+}
+
+/** The cold-start curve as one line: `1500: 3.27 / 2.62 ms 283/s, 3000: …` (CPU a message, one figure a pid). */
+export function describeCurve(curve) {
+	return curve
+		.map((w) => `${w.through}: ${w.cpuMs.map((x) => x.toFixed(2)).join(" / ")} ms ${w.perSecond.toFixed(0)}/s`)
+		.join(", ");
+}
