@@ -99,7 +99,9 @@ export async function startServer(name, pki, env = {}) {
 	const profile = process.env.BENCH_CPU_PROFILE
 		? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
 		: [];
-	const child = spawn(process.execPath, [...profile, join(REPO, "packages/server/dist/bin/start.js")], {
+	// BENCH_NODE_ARGS: flags for the servers' node alone (V8's `--no-opt` is not allowed in NODE_OPTIONS).
+	const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+	const child = spawn(process.execPath, [...nodeArgs, ...profile, join(REPO, "packages/server/dist/bin/start.js")], {
 		env: {
 			...process.env,
 			PORT: String(port),
