@@ -6,7 +6,7 @@
 //
 //   export BENCH_ASYNC_COUNTS=$(mktemp -d /as2kit-counts-XXXX)
 //   NODE_OPTIONS="--import=$PWD/packages/server/bench/count-async.mjs" BENCH_CAPTURE=on BENCH_RUNS=1 \
-//     BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
+//     BENCH_WARMUP=0 BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
 //   node packages/server/bench/count-async.mjs "$BENCH_ASYNC_COUNTS" 520 [--top 30]
 //
 // As a preload (BENCH_ASYNC_COUNTS set, in a process whose entry is the server's start.js), an

@@ -7,7 +7,7 @@
 //
 //   export BENCH_HEAP_COUNTS=$(mktemp -d /as2kit-heap-XXXX)
 //   NODE_OPTIONS="--import=$PWD/packages/server/bench/count-heap.mjs" BENCH_CAPTURE=on BENCH_RUNS=1 \
-//     BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
+//     BENCH_WARMUP=0 BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
 //   node packages/server/bench/count-heap.mjs "$BENCH_HEAP_COUNTS" 520 [--top 30] [--match send.ts]
 //
 // The sides of floor.mjs (the platform's floor) are counted the same way, as floor-<side>-<pid>.json

@@ -3,8 +3,8 @@
 //
 //   export BENCH_QUERY_COUNTS=$(mktemp -d /as2kit-counts-XXXX)
 //   NODE_OPTIONS="--import=$PWD/packages/server/bench/count-queries.mjs" BENCH_CAPTURE=on BENCH_RUNS=1 \
-//     BENCH_MESSAGES=500 node packages/server/bench/throughput.mjs
-//   node packages/server/bench/count-queries.mjs "$BENCH_QUERY_COUNTS" 500 [--top 40]
+//     BENCH_WARMUP=0 BENCH_MESSAGES=500 BENCH_RATE=20 BENCH_SECONDS=1 node packages/server/bench/throughput.mjs
+//   node packages/server/bench/count-queries.mjs "$BENCH_QUERY_COUNTS" 520 [--top 40]
 //
 // As a preload (BENCH_QUERY_COUNTS set), every PostgreSQL query (node-postgres' Client.query),
 // the writes to PostgreSQL's sockets (a transaction's BEGIN shares its first statement's) and

@@ -396,7 +396,7 @@ async function main() {
 		try {
 			const pids = [a.child.pid, b.child.pid];
 			const call = api === "1" ? client(`https://127.0.0.1:${apiPort}`, pki.caPem) : null;
-			/** `count` messages through the sender, as many rounds as asked; its sizes when the last MDN is verified. */
+			/** `count` messages through the sender; resolves with the exchange's sizes once the last MDN is verified. */
 			async function round(count) {
 				const done = new Promise((resolve) => a.child.once("message", resolve));
 				if (!call) {

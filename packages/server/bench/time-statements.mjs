@@ -4,7 +4,7 @@
 //
 //   export BENCH_STATEMENT_TIMES=$(mktemp -d /as2kit-times-XXXX)
 //   NODE_OPTIONS="--import=$PWD/packages/server/bench/time-statements.mjs" BENCH_CAPTURE=on BENCH_RUNS=1 \
-//     BENCH_MESSAGES=500 node packages/server/bench/throughput.mjs
+//     BENCH_WARMUP=0 BENCH_MESSAGES=500 node packages/server/bench/throughput.mjs
 //   node packages/server/bench/time-statements.mjs "$BENCH_STATEMENT_TIMES" [--top 30]
 //
 // process.cpuUsage is a getrusage system call (~0.5–1 µs, charged to every statement alike) and
