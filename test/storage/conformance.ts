@@ -7,6 +7,7 @@ import type { As2Store } from "@as2kit/core/store";
 import { afterEach, beforeEach, describe, it } from "vitest";
 import { accountTests } from "./suites/accounts.ts";
 import { apiKeyTests } from "./suites/api-keys.ts";
+import { commitWithTests } from "./suites/commit-with.ts";
 import { epcisTests } from "./suites/epcis.ts";
 import { eventTests } from "./suites/events.ts";
 import { idempotencyTests } from "./suites/idempotency.ts";
@@ -35,6 +36,7 @@ const SUITES = {
 	...limitTests,
 	...jobTests,
 	...transactionTests,
+	...commitWithTests,
 	...webhookTests,
 } satisfies Record<string, ConformanceTest>;
 

@@ -5,6 +5,7 @@
  */
 export type * from "./attempt-store.ts";
 export type { BlobInfo, BlobStore } from "./blob-store.ts";
+export { commitWith } from "./commit-with.ts";
 export type * from "./epcis-store.ts";
 export { formatId } from "./format-id.ts";
 export type {

@@ -74,6 +74,28 @@ export interface As2Store {
 	 * another transaction's body runs is told apart only with `checkTransactions`).
 	 */
 	transaction<T>(fn: (tx: As2Store) => Promise<T>): Promise<T>;
+	/**
+	 * A transaction's last calls, with which the store may write COMMIT (on a transaction's store
+	 * only; the body returns or awaits what it answers, and calls nothing on `tx` after it).
+	 * Settles once every call has, rejecting with a failure (as `Promise.all` would, but without
+	 * leaving a call running), and the transaction still commits only if every statement
+	 * succeeded: a statement that fails makes the transaction reject with that statement's error,
+	 * and nothing commits.
+	 *
+	 * On PostgreSQL, COMMIT goes out in the same write as the calls' statements, instead of in a
+	 * round trip of its own once their answers are back (docs/performance-storage.md, "COMMIT with
+	 * the last statements (stop 35)"). So each call given must decide nothing and write every
+	 * statement it has without waiting for an answer of its own: no read whose answer leads to a
+	 * write, no check that throws after reading a total (a call that must throw after a read, such
+	 * as the plan's allowance, is awaited before, or with `Promise.all` as before). The store
+	 * writes COMMIT early only when each unsettled call has a statement on the wire and none is
+	 * still to be built; otherwise it waits for the calls and commits after them, as without it. A
+	 * statement a call writes after an early COMMIT is refused, and the transaction rejects.
+	 * Optional: a store without it (storage-sqlite, where a transaction's statements are
+	 * synchronous and COMMIT is its commit group's) is used as `Promise.all` (`commitWith` of the
+	 * server's service).
+	 */
+	commitWith?(calls: readonly (Promise<unknown> | undefined)[]): Promise<void>;
 	close(): Promise<void>;
 }
 
