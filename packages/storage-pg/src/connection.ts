@@ -24,6 +24,8 @@ export interface Runner {
 	run: Exec;
 	atomic: Exec;
 	query<R>(text: string, values: readonly unknown[], decode?: (row: TextRow) => R): Promise<R[]>;
+	/** In a transaction, its last calls: COMMIT goes with their statements (As2Store.commitWith). */
+	commitWith?(calls: readonly (Promise<unknown> | undefined)[]): Promise<void>;
 }
 
 /**
@@ -92,6 +94,7 @@ export class PgConnection {
 				run: (op) => translate(() => wire.before(() => op(inside))),
 				atomic: (op) => translate(() => wire.before(() => op(inside))),
 				query: (text, values, decode) => translate(() => wire.with(() => namedQuery(client, text, values, decode))),
+				commitWith: (calls) => wire.commitWith(calls),
 			};
 			let result: T;
 			try {
@@ -108,6 +111,13 @@ export class PgConnection {
 			await wire.rollback().catch(() => {
 				broken = true;
 			});
+			if (wire.committedDespiteFailure) {
+				// A call of the last group failed without a statement failing, or wrote after COMMIT:
+				// the others' statements are committed. The caller broke commitWith's contract.
+				throw new Error("storage-pg: a call given to commitWith failed after its transaction committed", {
+					cause: error,
+				});
+			}
 			throw translated(await wire.causeOf(error));
 		} finally {
 			wire.end();
@@ -155,6 +165,16 @@ class TransactionWire {
 	private written = 0;
 	/** Each statement's outcome noted, so that COMMIT's ROLLBACK can wait for every answer before it. */
 	private readonly noted: Promise<unknown>[] = [];
+	/** Statements written and not answered yet, BEGIN apart. */
+	private unanswered = 0;
+	/** drizzle statements of `before` not answered yet (written or still to be built). */
+	private drizzling = 0;
+	/** The last group handed over (commitWith): COMMIT goes in its write when it is ready. */
+	private lastGroup: LastGroup | null = null;
+	/** COMMIT written with the last group, and its answer. */
+	private earlyCommit: Promise<pg.QueryResult> | null = null;
+	/** COMMIT written early was answered COMMIT, yet the body failed (a contract broken). */
+	committedDespiteFailure = false;
 
 	constructor(private readonly client: pg.PoolClient) {}
 
@@ -163,7 +183,7 @@ class TransactionWire {
 		this.refuseEnded();
 		this.cork();
 		if (this.begun) return this.note(send());
-		this.begun = this.note(this.client.query("begin"));
+		this.begun = this.note(this.client.query("begin"), false);
 		// Both settle: BEGIN's answer comes first, so its error is the one the caller sees.
 		return Promise.all([this.begun, this.note(send())]).then(([, result]) => result);
 	}
@@ -172,9 +192,56 @@ class TransactionWire {
 	async before<T>(op: () => Promise<T>): Promise<T> {
 		this.refuseEnded();
 		this.begun ??= this.client.query("begin");
-		await this.begun;
-		// Promise.resolve: drizzle's queries are thenables that run again on every `then`.
-		return this.note(Promise.resolve(op()));
+		// drizzle builds and writes its statement a few microtasks after `op` is called, past the
+		// wire's checks: until it is answered, COMMIT does not go early (commitEarly).
+		this.drizzling++;
+		try {
+			await this.begun;
+			this.refuseEnded();
+			// Promise.resolve: drizzle's queries are thenables that run again on every `then`.
+			return await this.note(Promise.resolve(op()));
+		} finally {
+			this.drizzling--;
+		}
+	}
+
+	/**
+	 * The body's last calls (As2Store.commitWith): COMMIT is written in the write that carries
+	 * their statements, at the end of this turn of the event loop, when that is safe; otherwise
+	 * after they settle, as without it. Settles as the calls do, the first failure first.
+	 */
+	commitWith(calls: readonly (Promise<unknown> | undefined)[]): Promise<void> {
+		this.refuseEnded();
+		const group = new LastGroup(calls);
+		if (this.begun && this.lastGroup === null) {
+			this.lastGroup = group;
+			// Corked: the turn's write is pending, and its tick writes COMMIT before uncorking it.
+			// Not corked: the calls write in later microtasks of this turn (an event's id sequence
+			// is a resolved promise), or nothing; this tick runs after them, in their cork.
+			if (!this.corked) process.nextTick(() => this.commitEarly());
+		}
+		return group.settled;
+	}
+
+	/**
+	 * COMMIT in the last group's write, when nothing of the group is still to be written: every
+	 * call not yet settled has a statement unanswered (the transaction's earlier statements were
+	 * all awaited by the body, so the unanswered ones are the group's), no drizzle statement is
+	 * in flight (it is written past the wire's checks), and no call failed. A call that has written nothing yet (waiting for a
+	 * sequence's DDL, a read elsewhere) leaves fewer statements than calls: COMMIT then waits
+	 * for the body as usual. What the count cannot see, a call that will write again after an
+	 * answer, is the caller's to avoid (As2Store.commitWith); its statement is refused.
+	 */
+	private commitEarly(): void {
+		const group = this.lastGroup;
+		if (group === null || this.earlyCommit || this.ended) return;
+		this.lastGroup = null;
+		if (group.failed || this.drizzling > 0 || this.unanswered < group.pending) return;
+		this.cork();
+		this.ended = true;
+		this.earlyCommit = this.client.query("commit");
+		// Awaited by commit() or rollback(); a connection lost before its answer fails both.
+		this.earlyCommit.catch(() => {});
 	}
 
 	/**
@@ -189,11 +256,16 @@ class TransactionWire {
 		return pgError(error)?.code === ABORTED_TRANSACTION && this.firstError ? this.firstError.error : error;
 	}
 
-	/** Notes the outcome of a statement written now, in the order written. */
-	private note<T>(statement: Promise<T>): Promise<T> {
+	/** Notes the outcome of a statement written now, in the order written; BEGIN is not `counted` as unanswered. */
+	private note<T>(statement: Promise<T>, counted = true): Promise<T> {
 		const index = this.written++;
+		if (counted) this.unanswered++;
+		const answered = () => {
+			if (counted) this.unanswered--;
+		};
 		this.noted.push(
-			statement.catch((error: unknown) => {
+			statement.then(answered, (error: unknown) => {
+				answered();
 				if (this.firstError === null || index < this.firstError.index) this.firstError = { index, error };
 			}),
 		);
@@ -205,7 +277,7 @@ class TransactionWire {
 		if (!this.begun) return;
 		this.ended = true;
 		await this.begun;
-		const answer = await this.client.query("commit");
+		const answer = await (this.earlyCommit ?? this.client.query("commit"));
 		this.committed = true;
 		if (answer.command === "ROLLBACK") {
 			await Promise.all(this.noted);
@@ -217,6 +289,13 @@ class TransactionWire {
 	async rollback(): Promise<void> {
 		if (!this.begun || this.committed) return;
 		this.ended = true;
+		if (this.earlyCommit) {
+			// COMMIT went out with the last group: it ends the transaction either way.
+			const answer = await this.earlyCommit;
+			this.committed = true;
+			if (answer.command !== "ROLLBACK") this.committedDespiteFailure = true;
+			return;
+		}
 		await this.client.query("rollback");
 	}
 
@@ -232,6 +311,8 @@ class TransactionWire {
 		this.corked = true;
 		// Statements sent in later microtasks of this turn (a caller's Promise.all) join this write.
 		process.nextTick(() => {
+			// The last group's statements are in this write: COMMIT joins them (commitWith).
+			if (this.lastGroup) this.commitEarly();
 			this.corked = false;
 			stream.uncork();
 		});
@@ -244,6 +325,44 @@ class TransactionWire {
 				"storage-pg: a call on a transaction's store after its body settled; it belongs to no transaction",
 			);
 		}
+	}
+}
+
+/** The calls given to commitWith: how many are still running, whether one failed, and all of them settled. */
+class LastGroup {
+	pending = 0;
+	failed = false;
+	readonly settled: Promise<void>;
+
+	constructor(calls: readonly (Promise<unknown> | undefined)[]) {
+		// One reaction per call, as the service's `together` (issue #20: promises a message).
+		this.settled = new Promise<void>((resolve, reject) => {
+			let first: { error: unknown } | null = null;
+			let waiting = 1;
+			const done = () => {
+				if (--waiting > 0) return;
+				if (first) reject(first.error);
+				else resolve();
+			};
+			for (const call of calls) {
+				if (!call) continue;
+				waiting++;
+				this.pending++;
+				call.then(
+					() => {
+						this.pending--;
+						done();
+					},
+					(error: unknown) => {
+						this.pending--;
+						this.failed = true;
+						first ??= { error };
+						done();
+					},
+				);
+			}
+			done();
+		});
 	}
 }
 

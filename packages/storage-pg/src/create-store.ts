@@ -102,10 +102,11 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			jobs: createJobStore(runner),
 			schedules: createScheduleStore(runner),
 			ids: createIdStore(runner, ensureSequence),
-			// A nested transaction joins the open one.
+			// A nested transaction joins the open one; its last calls are not the open one's (nested).
 			transaction: inTransaction
-				? (fn) => fn(store)
+				? (fn) => fn(nested(store))
 				: (fn) => connection.transaction((runner) => fn(storeOver(runner, true))),
+			...(inTransaction && runner.commitWith ? { commitWith: runner.commitWith } : {}),
 			close: () => {
 				closed ??= Promise.all([pool.end(), ddl.end()]).then(() => {});
 				return closed;
@@ -114,4 +115,12 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		return store;
 	};
 	return storeOver(connection.root, false);
+}
+
+/** A nested transaction's store: its body's last calls are awaited, COMMIT is the outer body's. */
+function nested(store: As2Store): As2Store {
+	if (!store.commitWith) return store;
+	const view: As2Store = Object.create(store);
+	Object.defineProperty(view, "commitWith", { value: undefined });
+	return view;
 }
