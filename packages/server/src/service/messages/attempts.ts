@@ -112,10 +112,12 @@ export function startOutboundAttempt(
 				request,
 				response,
 				mdn: null,
-				wireExpiresAt: null,
+				// Read here, before the outcome's transaction: the attempt is one of its last calls, which
+				// write at once (AlsoInTransaction); a read of the account there (the cache's entry expired)
+				// would put the insert behind its answer.
+				wireExpiresAt: request || response ? await wireExpiry(deps, deps.store, message.accountId, at) : null,
 			};
 			return async (tx: As2Store) => {
-				if (request || response) record.wireExpiresAt = await wireExpiry(deps, tx, message.accountId, at);
 				await tx.messageAttempts.create(record);
 			};
 		},
@@ -128,7 +130,8 @@ export type OutboundAttempt = ReturnType<typeof startOutboundAttempt>;
 export function alsoBoth(first: AlsoInTransaction, second?: AlsoInTransaction): AlsoInTransaction {
 	// Independent writes: sent together (together.ts); a move makes its parts with its events.
 	const parts = second ? [first, second] : [first];
-	return Object.assign((tx: As2Store) => together(parts.map((part) => part(tx))), { parts });
+	// The attempt's insert and the job's end write at once and decide nothing: COMMIT may go with them.
+	return Object.assign((tx: As2Store) => together(parts.map((part) => part(tx))), { parts, writesAtOnce: true });
 }
 
 /**

@@ -1,4 +1,10 @@
-import type { As2Store, MessagePatch, MessageRecord, MessageStatus } from "@as2kit/core/store";
+import {
+	type As2Store,
+	commitWith,
+	type MessagePatch,
+	type MessageRecord,
+	type MessageStatus,
+} from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { recordEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
@@ -12,8 +18,22 @@ type EventKind = keyof typeof messageEventData;
  * More writes that belong to a move, in its transaction (the end of the job that made it).
  * `parts`: the writes it is made of (`alsoBoth`), made by a move together with its events
  * rather than through a `together` of their own (issue #20: ~3 promises less per message).
+ * They are the transaction's last calls (As2Store.commitWith): each writes its statements when
+ * called, without waiting for an answer first (no read that leads to a write), and decides
+ * nothing on an answer.
  */
-export type AlsoInTransaction = ((tx: As2Store) => Promise<void>) & { parts?: readonly AlsoInTransaction[] };
+export type AlsoInTransaction = ((tx: As2Store) => Promise<void>) & {
+	parts?: readonly AlsoInTransaction[];
+	/**
+	 * Each of its writes goes out when called, without waiting for an answer first (no read that
+	 * leads to a write), and decides nothing on an answer (throws only when its statement fails):
+	 * the move may write COMMIT with them (As2Store.commitWith). Without it (a cancel, which
+	 * throws on the job's state), they are awaited, then COMMIT.
+	 */
+	writesAtOnce?: boolean;
+};
+
+type Calls = readonly (Promise<unknown> | undefined)[];
 
 /** What a move needs: the store (or the transaction it joins), and where final statuses are counted and logged. */
 export type TransitionDeps = Pick<ServiceDeps, "store" | "telemetry" | "logger">;
@@ -44,9 +64,11 @@ export async function transitionMessage(
 		: deps.store.transaction(async (tx) => {
 				const moved = await move(tx);
 				if (!moved) return null;
-				// The move's other writes and its events do not depend on each other: sent together (together.ts).
-				// The events are written in the order given, so their ids (and seq) keep it.
-				await together([
+				// The move's other writes and its events do not depend on each other: sent together (together.ts),
+				// and COMMIT with them (As2Store.commitWith, stop 35: each of them writes at once and decides
+				// nothing; `also` is made of such writes, AlsoInTransaction). The events are written in the
+				// order given, so their ids (and seq) keep it.
+				await (also && !also.writesAtOnce ? together : (calls: Calls) => commitWith(tx, calls))([
 					...(also ? alsoCalls(also, tx) : []),
 					...events(moved).map((kind) =>
 						recordEvent(

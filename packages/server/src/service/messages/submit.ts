@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
-import type { As2Store, BlobInfo, MessagePriority, MessageRecord } from "@as2kit/core/store";
+import { type As2Store, type BlobInfo, commitWith, type MessagePriority, type MessageRecord } from "@as2kit/core/store";
 import { allowanceRefusal, checkMessageAllowance, countLiveSend } from "../billing/usage.ts";
 import { putBytes } from "../blob-bytes.ts";
 import { configReads } from "../config-cache/config-reads.ts";
@@ -153,8 +153,15 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					updatedAt: at,
 				};
 				record.id = await tx.messages.createNew(record);
-				// The message's other writes do not depend on each other: sent together (together.ts).
-				await together([
+				// The message's other writes do not depend on each other: sent together (together.ts),
+				// and COMMIT with them (As2Store.commitWith: on PostgreSQL no round trip of its own, and
+				// the account's usage row held for one round trip less, stop 35). Not when a call decides
+				// on an answer: the count against a plan's allowance refuses past it, a resend's link
+				// reads the original before it writes; those are awaited, and COMMIT follows.
+				const decides =
+					input.resentFrom !== undefined ||
+					(record.environment === "live" && planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages !== null);
+				await (decides ? together : (calls: readonly (Promise<unknown> | undefined)[]) => commitWith(tx, calls))([
 					input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
 					record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
 					recordEvent(
