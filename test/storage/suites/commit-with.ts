@@ -3,18 +3,26 @@ import { expect } from "vitest";
 import { account, at, T0 } from "./fixtures.ts";
 import type { ConformanceTest } from "./types.ts";
 
-/** The message path's last calls, as the service makes them: a job, the usage count and an event. */
-const lastCalls = (tx: As2Store, accountId: string) => [
+/**
+ * The message path's last calls, as the service makes them: a job, the usage count and (unless
+ * `event` is false) an event. Each is called here, so every one made must be handed over: a call
+ * made and left out would run on after the body (the port's rule is that a body awaits them all).
+ */
+const lastCalls = (tx: As2Store, accountId: string, { event = true } = {}) => [
 	tx.jobs.enqueue({ kind: "a", payload: {}, runAt: T0 }, T0),
 	tx.usage.incrementMany({ accountId, period: "2026-01", by: { messages: 1, bytes: 5 } }),
-	tx.events.appendNew({
-		accountId,
-		tenantId: null,
-		kind: "account.updated",
-		data: {},
-		environment: "live",
-		createdAt: T0,
-	}),
+	...(event
+		? [
+				tx.events.appendNew({
+					accountId,
+					tenantId: null,
+					kind: "account.updated",
+					data: {},
+					environment: "live",
+					createdAt: T0,
+				}),
+			]
+		: []),
 ];
 
 /**
@@ -81,7 +89,7 @@ export const commitWithTests = {
 	"transactions - commitWith: in a nested transaction, the outer body's later writes commit too": async ({ store }) => {
 		await store.transaction(async (tx) => {
 			await tx.accounts.create(account("acc_000001"));
-			await tx.transaction((inner) => commitWith(inner, lastCalls(inner, "acc_000001").slice(0, 2)));
+			await tx.transaction((inner) => commitWith(inner, lastCalls(inner, "acc_000001", { event: false })));
 			await tx.accounts.update("acc_000001", { name: "Renamed", updatedAt: at(1) });
 		});
 		expect((await store.accounts.get("acc_000001"))?.name).toBe("Renamed");
