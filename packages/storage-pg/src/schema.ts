@@ -189,7 +189,7 @@ export const jobs = pgTable(
 		id: bigserial("id", { mode: "number" }).primaryKey(),
 		kind: text("kind").notNull(),
 		payload: json<{ [key: string]: Json }>("payload").notNull(),
-		key: text("key").unique(),
+		key: text("key"),
 		priority: integer("priority").notNull(),
 		runAt: instant("run_at").notNull(),
 		attempts: integer("attempts").notNull(),
@@ -199,6 +199,9 @@ export const jobs = pgTable(
 		createdAt: instant("created_at").notNull(),
 	},
 	(t) => [
+		// Keyed jobs alone: most jobs (a message's send, a fan-out) have no key, and a null key
+		// in the index is an entry written and removed for nothing (stop 35).
+		uniqueIndex("jobs_key_unique").on(t.key).where(sql`${t.key} is not null`),
 		index("jobs_due_idx").on(t.runAt),
 		index("jobs_kind_due_idx").on(t.kind, t.runAt),
 		// The claim order (repositories/jobs.ts).

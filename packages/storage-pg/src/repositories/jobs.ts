@@ -36,7 +36,14 @@ const RAW_JOBS = rawTable(jobs);
 const RAW_MESSAGES = rawTable(messages);
 /** How a claim's row names its message's columns, apart from the job's. */
 const MESSAGE_PREFIX = "m_";
-const ENQUEUE = `${RAW_JOBS.insertSql(["id"])} on conflict ("key") do nothing returning ${RAW_JOBS.columns}`;
+/**
+ * A keyed job is skipped while its key is held (`jobs_key_unique`, over keyed jobs alone: the
+ * `where` names that index). A keyless one cannot conflict, so its insert goes without `on
+ * conflict`: the clause would send it through the speculative insertion's checks for nothing
+ * (stop 35: with the key's index partial, −7 µs of the backend and −19 % of WAL a job).
+ */
+const ENQUEUE_KEYED = `${RAW_JOBS.insertSql(["id"])} on conflict ("key") where "key" is not null do nothing returning ${RAW_JOBS.columns}`;
+const ENQUEUE = `${RAW_JOBS.insertSql(["id"])} returning ${RAW_JOBS.columns}`;
 /**
  * SKIP LOCKED: concurrent claimers pass over the rows another is taking instead of waiting
  * for it and then finding them held, so no job goes to two workers. In jobs_claim_idx order.
@@ -91,7 +98,7 @@ export function createJobStore(runner: Runner): JobStore {
 	const insert = (job: NewJob, now: Date, lease: JobLease | null) =>
 		runner
 			.query(
-				ENQUEUE,
+				job.key == null ? ENQUEUE : ENQUEUE_KEYED,
 				RAW_JOBS.toParams(
 					{
 						kind: job.kind,
