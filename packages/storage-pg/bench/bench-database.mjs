@@ -63,3 +63,15 @@ export function sentAttempt(messageId, at) {
 		wireExpiresAt: null,
 	};
 }
+
+/** An event of a message's path (`message.queued`, …) as the service records it, for the benches' account. */
+export function messageEvent(kind, id = "msg_000001") {
+	return {
+		accountId: "acc_bench",
+		tenantId: "tnt_bench",
+		kind,
+		data: { id, status: "queued" },
+		environment: "live",
+		createdAt: new Date(),
+	};
+}

@@ -9,7 +9,7 @@
 // (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 //
 //   npm run build && node packages/storage-pg/bench/commit-with.mjs
-import { benchDatabase, sentAttempt } from "./bench-database.mjs";
+import { benchDatabase, messageEvent as event, sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
@@ -26,14 +26,6 @@ try {
 		["A", (_tx, calls) => Promise.all(calls)],
 		["B", (tx, calls) => tx.commitWith(calls)],
 	];
-	const event = (kind) => ({
-		accountId: "acc_bench",
-		tenantId: "tnt_bench",
-		kind,
-		data: { id: "msg_000001", status: "queued" },
-		environment: "live",
-		createdAt: new Date(),
-	});
 	let n = 0;
 	const message = async (last) => {
 		const worker = `w${n++}`;

@@ -29,7 +29,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { findPostgresBin, startCluster } from "../../../test/pg/cluster.mjs";
 import { outboundMessage } from "../../storage-sqlite/bench/message-steps.mjs";
-import { sentAttempt } from "./bench-database.mjs";
+import { messageEvent as event, sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 7);
@@ -74,14 +74,6 @@ pg.Client.prototype.query = function (config, values, callback) {
 const { prepareValue } = pg.utils;
 const replayValue = (value) => (Array.isArray(value) ? value.map(prepareValue) : prepareValue(value));
 
-const event = (kind, id) => ({
-	accountId: "acc_bench",
-	tenantId: "tnt_bench",
-	kind,
-	data: { id, status: "queued" },
-	environment: "live",
-	createdAt: new Date(),
-});
 let n = 0;
 /** The storage calls of one sent message, as the service makes them (submit.ts, send.ts, attempts.ts). */
 async function message(store) {

@@ -9,7 +9,7 @@
 // cluster (test/pg/cluster.mjs) unless PG_TEST_URL is set.
 //
 //   BENCH_BASE_MODULE=/path/to/base/packages/storage-pg/dist/index.js node packages/storage-pg/bench/short-answers.mjs
-import { benchDatabase, sentAttempt } from "./bench-database.mjs";
+import { benchDatabase, messageEvent as event, sentAttempt } from "./bench-database.mjs";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 9);
@@ -29,14 +29,6 @@ try {
 		const { createPgStore } = await import(module);
 		stores.push([name, await createPgStore({ url, checkTransactions: false })]);
 	}
-	const event = (kind) => ({
-		accountId: "acc_bench",
-		tenantId: "tnt_bench",
-		kind,
-		data: { id: "msg_000001", status: "queued" },
-		environment: "live",
-		createdAt: new Date(),
-	});
 	let n = 0;
 	const message = async (store) => {
 		const worker = `w${n++}`;

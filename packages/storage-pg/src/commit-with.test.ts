@@ -3,9 +3,10 @@
  * TransactionWire.commitWith): in their write when every call of the group has its statement on
  * the wire, after the group otherwise; a failed statement fails the transaction either way.
  */
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PgConnection, type Runner } from "./connection.ts";
+import { writeCountingPool } from "./write-counting-pool.test-support.ts";
 
 /** The test PostgreSQL's maintenance URL (test/pg/global-setup.ts); null only outside CI without one. */
 const url = inject("pgUrl");
@@ -13,36 +14,13 @@ const url = inject("pgUrl");
 describe.skipIf(url === null)("PgConnection transactions: COMMIT with the last statements", () => {
 	let pool: pg.Pool;
 	let connection: PgConnection;
-	/** Writes to PostgreSQL's sockets: each is one `write`/`writev` system call. */
-	let writes = 0;
+	let writesOf: (fn: () => Promise<unknown>) => Promise<number>;
 
 	beforeAll(() => {
-		// As create-store.ts makes it; one connection, so that every test reuses it.
-		pool = new pg.Pool({ connectionString: url ?? "", max: 1, pipeline: true });
-		pool.on("connect", (client) => {
-			const stream = client.connection.stream as unknown as {
-				_write: (...args: unknown[]) => unknown;
-				_writev: (...args: unknown[]) => unknown;
-			};
-			for (const method of ["_write", "_writev"] as const) {
-				const original = stream[method].bind(stream);
-				stream[method] = (...args: unknown[]) => {
-					writes += 1;
-					return original(...args);
-				};
-			}
-		});
+		({ pool, writesOf } = writeCountingPool(url ?? ""));
 		connection = new PgConnection(pool);
 	});
 	afterAll(() => pool.end());
-
-	/** The writes `fn` makes, counted once a connection is open (the pool's first connect writes too). */
-	async function writesOf(fn: () => Promise<unknown>): Promise<number> {
-		await pool.query("select 1");
-		const before = writes;
-		await fn();
-		return writes - before;
-	}
 
 	/** A scratch table of this file's connection, gone when it disconnects. */
 	async function scratchTable(): Promise<void> {
