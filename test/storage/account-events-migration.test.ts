@@ -5,7 +5,7 @@
  * existing endpoint keeps the account-level events it subscribed to only where a credential
  * reaching the whole account must have created it.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -16,6 +16,7 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, pgUrl } from "../pg/databases.ts";
+import { migrationsBefore } from "./migrations-before.ts";
 
 const PACKAGES = new URL("../../packages/", import.meta.url).pathname;
 const TAG = "webhook_endpoints_account_events";
@@ -123,19 +124,6 @@ function scenario(): { rows: [table: string, row: Row][]; expected: Record<strin
 	};
 }
 
-/** A copy of a package's migrations without the account-events one and those after it. */
-function migrationsBefore(pkg: string, scratch: string): string {
-	const folder = join(scratch, "migrations");
-	cpSync(join(PACKAGES, pkg, "migrations"), folder, { recursive: true });
-	const journalPath = join(folder, "meta/_journal.json");
-	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string }[] };
-	const cut = journal.entries.findIndex((e) => e.tag.endsWith(TAG));
-	expect(cut, "the account-events migration").toBeGreaterThan(0);
-	journal.entries = journal.entries.slice(0, cut);
-	writeFileSync(journalPath, JSON.stringify(journal));
-	return folder;
-}
-
 const insertSql = (table: string, row: Row, placeholder: (n: number) => string) => {
 	const columns = Object.keys(row);
 	return `insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map((_, i) => placeholder(i + 1)).join(", ")})`;
@@ -147,7 +135,7 @@ describe("the account_events migration", () => {
 		const sqlite = new Database(join(scratch, "store.db"));
 		try {
 			const db = drizzleSqlite(sqlite);
-			migrateSqlite(db, { migrationsFolder: migrationsBefore("storage-sqlite", scratch) });
+			migrateSqlite(db, { migrationsFolder: migrationsBefore("storage-sqlite", TAG, scratch) });
 			const { rows, expected } = scenario();
 			for (const [table, row] of rows) {
 				const values = Object.values(row).map((v) =>
@@ -182,7 +170,7 @@ describe("the account_events migration", () => {
 			try {
 				await client.connect();
 				const db = drizzlePg(client);
-				await migratePg(db, { migrationsFolder: migrationsBefore("storage-pg", scratch) });
+				await migratePg(db, { migrationsFolder: migrationsBefore("storage-pg", TAG, scratch) });
 				const { rows, expected } = scenario();
 				for (const [table, row] of rows) {
 					const values = Object.values(row).map((v) => (Array.isArray(v) ? JSON.stringify(v) : v));

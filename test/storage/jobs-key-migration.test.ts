@@ -4,7 +4,7 @@
  * own migrator; a key held before it still turns a second job away and is found by the keyed
  * actions, and keyless jobs are many.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPgStore } from "@as2kit/storage-pg";
@@ -13,23 +13,11 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, pgUrl } from "../pg/databases.ts";
+import { migrationsBefore } from "./migrations-before.ts";
 import { at } from "./suites/fixtures.ts";
 
 const MIGRATIONS = new URL("../../packages/storage-pg/migrations/", import.meta.url).pathname;
 const TAG = "jobs_key_partial";
-
-/** A copy of the migrations without this one and those after it. */
-function migrationsBefore(scratch: string): string {
-	const folder = join(scratch, "migrations");
-	cpSync(MIGRATIONS, folder, { recursive: true });
-	const journalPath = join(folder, "meta/_journal.json");
-	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string }[] };
-	const cut = journal.entries.findIndex((e) => e.tag.endsWith(TAG));
-	expect(cut, "the migration").toBeGreaterThan(0);
-	journal.entries = journal.entries.slice(0, cut);
-	writeFileSync(journalPath, JSON.stringify(journal));
-	return folder;
-}
 
 describe.skipIf(pgUrl() === null)("the migration of the jobs' key", () => {
 	it("keeps a held key's uniqueness, and lets keyless jobs be many", async () => {
@@ -40,7 +28,7 @@ describe.skipIf(pgUrl() === null)("the migration of the jobs' key", () => {
 		try {
 			await client.connect();
 			const db = drizzle(client);
-			await migrate(db, { migrationsFolder: migrationsBefore(scratch) });
+			await migrate(db, { migrationsFolder: migrationsBefore("storage-pg", TAG, scratch) });
 			// Rows as the adapter before the upgrade wrote them.
 			await client.query(
 				`insert into "jobs" ("kind", "payload", "key", "priority", "run_at", "attempts", "created_at")

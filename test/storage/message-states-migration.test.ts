@@ -4,7 +4,7 @@
  * is upgraded by the adapter's own migrator; every message stays listable by every filter,
  * the MDN timeout scan finds the overdue ones, and moves after the upgrade keep both tables.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageListFilter } from "@as2kit/core/store";
@@ -17,24 +17,12 @@ import { describe, expect, it } from "vitest";
 import { rawTable } from "../../packages/storage-pg/src/repositories/pg-raw-table.ts";
 import { messages as messagesTable } from "../../packages/storage-pg/src/schema.ts";
 import { createTestDatabase, pgUrl } from "../pg/databases.ts";
+import { migrationsBefore } from "./migrations-before.ts";
 import { at } from "./suites/fixtures.ts";
 import { expectListed, FILTERS, messages, TENANT } from "./suites/message-filters.ts";
 
 const MIGRATIONS = new URL("../../packages/storage-pg/migrations/", import.meta.url).pathname;
 const TAG = "message_states";
-
-/** A copy of the migrations without the message_states one and those after it. */
-function migrationsBefore(scratch: string): string {
-	const folder = join(scratch, "migrations");
-	cpSync(MIGRATIONS, folder, { recursive: true });
-	const journalPath = join(folder, "meta/_journal.json");
-	const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number; tag: string }[] };
-	const cut = journal.entries.findIndex((e) => e.tag.endsWith(TAG));
-	expect(cut, "the message_states migration").toBeGreaterThan(0);
-	journal.entries = journal.entries.slice(0, cut);
-	writeFileSync(journalPath, JSON.stringify(journal));
-	return folder;
-}
 
 describe.skipIf(pgUrl() === null)("the message_states migration", () => {
 	it("keeps every stored message listable by every filter, and found by the MDN timeout scan", async () => {
@@ -45,7 +33,7 @@ describe.skipIf(pgUrl() === null)("the message_states migration", () => {
 		try {
 			await client.connect();
 			const db = drizzle(client);
-			await migrate(db, { migrationsFolder: migrationsBefore(scratch) });
+			await migrate(db, { migrationsFolder: migrationsBefore("storage-pg", TAG, scratch) });
 			const all = messages().map((m, i) =>
 				i % 6 === 1 ? { ...m, status: "sent" as const, mdnStatus: "pending" as const, mdnDeadline: at(100 * i) } : m,
 			);
