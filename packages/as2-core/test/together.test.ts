@@ -3,7 +3,7 @@
  * so that none runs after the transaction ended, and rejects with the error that came first.
  */
 import { describe, expect, it } from "vitest";
-import { together } from "../../src/service/together.ts";
+import { together } from "../src/store/together.ts";
 
 /** A promise settled by hand, with whether it has settled yet. */
 function deferred() {

@@ -92,7 +92,7 @@ export const transactionTests = {
 		expect((error as { code?: string }).code).toBe("CONFLICT");
 		expect(await store.accounts.get("acc_000002")).toBeNull();
 	},
-	// The service makes independent calls of one transaction together (packages/server/src/service/together.ts):
+	// The service makes independent calls of one transaction together (packages/as2-core/src/store/together.ts):
 	// a pipelining store writes them at once (storage-pg connection.ts). Their order is not the port's to keep.
 	"transactions - calls made together commit together": async ({ store }) => {
 		await store.transaction(async (tx) => {

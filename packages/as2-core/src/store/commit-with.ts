@@ -1,4 +1,5 @@
 import type { As2Store } from "./store.ts";
+import { together } from "./together.ts";
 
 /**
  * A transaction body's last calls, handed to its store (As2Store.commitWith): on PostgreSQL
@@ -8,9 +9,6 @@ import type { As2Store } from "./store.ts";
  * first failure.
  */
 export function commitWith(tx: As2Store, calls: readonly (Promise<unknown> | undefined)[]): Promise<void> {
-	if (tx.commitWith) return tx.commitWith(calls);
-	return Promise.allSettled(calls).then((outcomes) => {
-		const failed = outcomes.find((outcome) => outcome.status === "rejected");
-		if (failed) throw failed.reason;
-	});
+	// Without the store's own: `together`, one reaction a call (the hot path's promises, issue #20).
+	return tx.commitWith ? tx.commitWith(calls) : together(calls);
 }

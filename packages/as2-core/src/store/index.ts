@@ -34,5 +34,6 @@ export type * from "./partner-records.ts";
 export type * from "./partner-store.ts";
 export type * from "./records.ts";
 export type * from "./store.ts";
+export { together } from "./together.ts";
 export { checkTransactionsByDefault, type TransactionChecks, transactionChecks } from "./transaction-checks.ts";
 export type * from "./webhooks.ts";

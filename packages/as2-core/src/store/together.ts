@@ -1,5 +1,5 @@
 /**
- * Waits for port calls of one transaction that do not depend on each other, made together so
+ * Waits for port calls of one transaction (the service's, and commitWith's on a store without its own) that do not depend on each other, made together so
  * that a pipelining store writes their statements at once: on PostgreSQL one write and one round
  * trip instead of one per call (storage-pg connection.ts, performance-storage.md "PostgreSQL
  * round trips (stop 28)"). Every call settles before this does, so none of them runs after the

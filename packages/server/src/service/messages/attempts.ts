@@ -1,13 +1,13 @@
-import type {
-	As2Store,
-	AttemptOutcome,
-	MessageAttemptRecord,
-	MessageRecord,
-	PlanName,
-	WireCapture,
+import {
+	type As2Store,
+	type AttemptOutcome,
+	type MessageAttemptRecord,
+	type MessageRecord,
+	type PlanName,
+	together,
+	type WireCapture,
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
-import { together } from "../together.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import {
 	captureBytes,

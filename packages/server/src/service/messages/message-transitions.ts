@@ -4,11 +4,11 @@ import {
 	type MessagePatch,
 	type MessageRecord,
 	type MessageStatus,
+	together,
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { recordEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
-import { together } from "../together.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { withFields } from "../with-fields.ts";
 

@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
-import { type As2Store, type BlobInfo, commitWith, type MessagePriority, type MessageRecord } from "@as2kit/core/store";
+import {
+	type As2Store,
+	type BlobInfo,
+	commitWith,
+	type MessagePriority,
+	type MessageRecord,
+	together,
+} from "@as2kit/core/store";
 import { allowanceRefusal, checkMessageAllowance, countLiveSend } from "../billing/usage.ts";
 import { putBytes } from "../blob-bytes.ts";
 import { configReads } from "../config-cache/config-reads.ts";
@@ -11,7 +18,6 @@ import { prepareHandOff } from "../jobs/hand-off.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
-import { together } from "../together.ts";
 import { FieldChecks, fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { checkContentType } from "./content-types.ts";
