@@ -1,7 +1,8 @@
 /**
  * The console's EPCIS screen in headless Chromium against the built server (issue #19):
  * validate a pasted and an uploaded document (errors with rule, event index and path), and
- * query the events of a received document with SimpleEventQuery parameters.
+ * query the events of a received document with SimpleEventQuery parameters. The events table
+ * follows the index by itself while it is empty, and "Run query" always asks the server again.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,8 @@ import { expectFieldError } from "./integrations-assertions.ts";
 const EPCIS_FIXTURES = fileURLToPath(new URL("../../as2-core/test/fixtures/epcis/", import.meta.url));
 /** Generous: the index job runs shortly after the message is stored, on a loaded machine too. */
 const INDEXED_WITHIN_MS = 20_000;
+/** Documents received so far: each gets its own Message-ID. */
+let documentsSent = 0;
 
 describe("console EPCIS in Chromium", () => {
 	let harness: ConsoleHarness;
@@ -26,8 +29,8 @@ describe("console EPCIS in Chromium", () => {
 	it("validates an EPCIS document pasted and uploaded, errors located, and queries events with SimpleEventQuery parameters", async () => {
 		const user = await registerUser(harness);
 		await receiveEpcisDocument(harness.server.base, user, "12-object-event.xml");
-		// The screen queries the events once, when it opens: it opens once the index job has run (two events)
-		// (a CI run opened it before, and the table stayed empty).
+		// Opened once the index job has run (two events), so the rows below are there at once
+		// (the next test opens the screen before the document arrives).
 		await eventsIndexed(harness.server.base, user, 2);
 		const { context, page } = await harness.newPage();
 		await signIn(harness, page, user);
@@ -81,6 +84,31 @@ describe("console EPCIS in Chromium", () => {
 		await axe(page);
 		await context.close();
 	});
+
+	it("shows events indexed after the screen opened, and asks again when the same query is run", async () => {
+		const user = await registerUser(harness);
+		const { context, page } = await harness.newPage();
+		const queries: string[] = [];
+		page.on("request", (request) => {
+			if (new URL(request.url()).pathname === "/v1/epcis/query") queries.push(request.url());
+		});
+		await signIn(harness, page, user);
+		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "EPCIS" }).click();
+		await page.getByText("No EPCIS events yet").waitFor();
+
+		// The document arrives while the screen is open: its events appear without any action.
+		await receiveEpcisDocument(harness.server.base, user, "12-object-event.xml");
+		const events = page.getByRole("table", { name: "EPCIS events" });
+		await expect.poll(() => events.getByRole("row").count(), { timeout: INDEXED_WITHIN_MS }).toBe(3);
+
+		// Once events are shown the table stays as it is until the query is run; running the
+		// same (empty) query again asks the server again.
+		const before = queries.length;
+		await page.getByRole("form", { name: "Query events" }).getByRole("button", { name: "Run query" }).click();
+		await expect.poll(() => queries.length).toBe(before + 1);
+		await expect.poll(() => events.getByRole("row").count()).toBe(3);
+		await context.close();
+	});
 });
 
 /** A partner of the user's tenant sends an EPCIS document as a plain AS2 message (indexed shortly after). */
@@ -102,7 +130,7 @@ async function receiveEpcisDocument(
 			"as2-to": tenant.json.data.as2_id,
 			"as2-from": peer,
 			"as2-version": "1.2",
-			"message-id": `<console-epcis-${process.pid}@peer.example>`,
+			"message-id": `<console-epcis-${process.pid}-${++documentsSent}@peer.example>`,
 			"content-type": "application/xml",
 		},
 		body: readFileSync(`${EPCIS_FIXTURES}${fixture}`),

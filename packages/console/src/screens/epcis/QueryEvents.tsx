@@ -95,6 +95,8 @@ export function QueryEvents() {
 				onSubmit={(event) => {
 					event.preventDefault();
 					setParameters(parametersFrom(new FormData(event.currentTarget)));
+					// The same parameters again still ask again: the index may have grown since.
+					query.run();
 				}}
 			>
 				<h2 id="query-heading">Query events</h2>
