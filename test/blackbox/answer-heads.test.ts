@@ -136,3 +136,22 @@ describe("X-RateLimit-* on the built server's answers", () => {
 		}
 	});
 });
+
+// RFC 1945 has no Host field and RFC 9112 §3.2 requires it of HTTP/1.1 only: an HTTP/1.0 client
+// may leave it out. Load balancers' health checks do (HAProxy's `option httpchk GET /health`
+// sends `GET /health HTTP/1.0` and nothing else), and a 400 there takes the server out of rotation.
+describe("an HTTP/1.0 request without Host", () => {
+	it("is answered: the health check and an authenticated API read", async () => {
+		const health = await rawRequest(server.port, "GET /health HTTP/1.0\r\n\r\n");
+		expect(health.status, health.raw).toBe(200);
+		expect(health.raw).toContain('{"status":"ok"}');
+		const account = await rawRequest(server.port, `GET /v1/account HTTP/1.0\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+		expect(account.status, account.raw).toBe(200);
+		expect(requestIds(account)).toHaveLength(1);
+	});
+
+	it("is still refused over HTTP/1.1, which requires Host", async () => {
+		const refused = await rawRequest(server.port, "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n");
+		expect(refused.status, refused.raw).toBe(400);
+	});
+});

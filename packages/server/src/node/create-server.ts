@@ -62,7 +62,11 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	const listen = (fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number) =>
 		new Promise<AddressInfo>((resolve, reject) => {
 			const server: Server = tlsOptions ? createHttpsServer(tlsOptions) : createHttpServer();
-			answerEarly(server, getRequestListener(fetch), lingerBounds(config.AS2_LINGER_SECONDS));
+			// An HTTP/1.0 request may come without Host (RFC 1945; RFC 9112 §3.2 requires it of
+			// HTTP/1.1 only, which Node refuses without one): a load balancer's health check does.
+			// Its URL is then built on this name, as the request named none.
+			const listener = getRequestListener(fetch, { hostname: "localhost" });
+			answerEarly(server, listener, lingerBounds(config.AS2_LINGER_SECONDS));
 			server.once("error", reject);
 			server.listen(port, config.HOST, () => resolve(server.address() as AddressInfo));
 			// Every wait has a timeout: a client that stops sending cannot hold a socket forever.
