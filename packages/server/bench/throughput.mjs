@@ -17,6 +17,8 @@
 // Each run is made twice, with wire capture on (the default, AS2_WIRE_CAPTURE=1) and off, in
 // alternating order, so that the cost of capture (issue #18: at most 10 % of delivered/s) is
 // read from the same run on the same machine.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import {
 	connect,
@@ -119,20 +121,28 @@ async function run(capture) {
 		const phaseStartedAt = Date.now();
 		const pending = [];
 		const failures = [];
+		// BENCH_LOOP_STALLS (loop-stalls.mjs): each process's event-loop delay over this phase, and
+		// each POST's start on the clock the servers' stalls are timed by, to match them.
+		const stalls = loopStalls([a.child.pid, b.child.pid]);
 		for (let i = 0; i < total; i++) {
 			const due = phaseStart + (i * 1000) / rate;
 			const wait = due - performance.now();
 			if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+			const startedAt = stalls.now();
 			// Handled at once: a rejection left for Promise.all below would end the process as
 			// unhandled before the servers are stopped.
 			pending.push(
 				submit().then(
-					(ms) => latencies.push(ms),
+					(ms) => {
+						latencies.push(ms);
+						stalls.post(startedAt, ms);
+					},
 					(error) => failures.push(error),
 				),
 			);
 		}
 		await Promise.all(pending);
+		stalls.end();
 		if (failures.length)
 			throw new Error(`${failures.length} of ${total} POSTs failed; the first: ${failures[0].message}`);
 		await deliveredAll(WARMUP + MESSAGES + total);
@@ -160,6 +170,28 @@ async function run(capture) {
 		await b.stop();
 		pki.cleanup();
 	}
+}
+
+/**
+ * The fixed-rate phase's marks for loop-stalls.mjs: a SIGUSR2 to every process at its start and
+ * end, and the POSTs written to BENCH_LOOP_STALLS/posts-<pid>.json. Does nothing without it.
+ */
+function loopStalls(pids) {
+	const dir = process.env.BENCH_LOOP_STALLS;
+	if (!dir) return { now: () => 0, post() {}, end() {} };
+	const mark = () => {
+		for (const pid of [process.pid, ...pids]) process.kill(pid, "SIGUSR2");
+	};
+	const posts = [];
+	mark();
+	return {
+		now: () => Number(process.hrtime.bigint()) / 1e6,
+		post: (startedAt, ms) => posts.push([startedAt, ms]),
+		end() {
+			mark();
+			writeFileSync(join(dir, `posts-${process.pid}.json`), JSON.stringify(posts));
+		},
+	};
 }
 
 const load = (await import("node:os")).loadavg()[0];
