@@ -19,7 +19,7 @@
 //   text, with their time), and the GCs that overlap it (PerformanceObserver, their kind);
 // - the statements that found another connection's write lock (SQLITE_BUSY: the adapter retries
 //   them after a pause, the loop free meanwhile), and the checkpoints of the adapter's thread
-//   (timeCheckpoints); the process's CPU over the phase.
+//   (timeCheckpoints); the process's CPU and new TLS connections over the phase.
 // Times are CLOCK_MONOTONIC milliseconds (process.hrtime), the same clock in every process, so
 // the bench's slow POSTs can be matched with the servers' stalls. At exit each process writes
 // <dir>/<AS2_DATA_DIR's name or "bench-N">.json; throughput.mjs writes the POSTs of the phase
@@ -82,11 +82,15 @@ function timeCheckpoints(dir) {
 
 function preload(dir) {
 	const histogram = monitorEventLoopDelay({ resolution: 1 });
-	const phase = { start: null, end: null, delay: null, cpu: null, cpuMs: null };
+	const phase = { start: null, end: null, delay: null, cpu: null, cpuMs: null, tls: null };
+	// New TLS connections (the load generator's and the sender's outbound ones, the servers'
+	// inbound ones): each a handshake, an RSA signature on the server's side.
+	const tls = countTlsConnections();
 	process.on("SIGUSR2", () => {
 		if (phase.start === null) {
 			phase.start = monotonicMs();
 			phase.cpu = process.cpuUsage();
+			phase.tls = { outbound: tls.outbound, inbound: tls.inbound };
 			histogram.reset();
 			histogram.enable();
 		} else if (phase.end === null) {
@@ -94,6 +98,11 @@ function preload(dir) {
 			// The whole process's CPU over the phase (its threads too: checkpoints, libuv's pool, GC).
 			const cpu = process.cpuUsage(phase.cpu);
 			phase.cpuMs = (cpu.user + cpu.system) / 1000;
+			phase.tls = {
+				outbound: tls.outbound - phase.tls.outbound,
+				inbound: tls.inbound - phase.tls.inbound,
+				outboundAt: tls.outboundAt.filter((t) => t >= phase.start),
+			};
 			histogram.disable();
 			const ms = (ns) => ns / 1e6;
 			phase.delay = {
@@ -188,6 +197,24 @@ function preload(dir) {
 			JSON.stringify({ name, pid: process.pid, phase, beats, stalls, gcs, busy }),
 		);
 	});
+}
+
+/** Counts tls.connect calls (https' agents make their sockets with it) and servers' secure connections. */
+function countTlsConnections() {
+	const counts = { outbound: 0, inbound: 0, outboundAt: [] };
+	const tls = createRequire(import.meta.url)("node:tls");
+	const connect = tls.connect;
+	tls.connect = function (...args) {
+		counts.outbound++;
+		counts.outboundAt.push(monotonicMs());
+		return connect.apply(this, args);
+	};
+	const emit = tls.Server.prototype.emit;
+	tls.Server.prototype.emit = function (event, ...args) {
+		if (event === "secureConnection") counts.inbound++;
+		return emit.call(this, event, ...args);
+	};
+	return counts;
 }
 
 /** Times every better-sqlite3 statement of the checkout being run (as count-queries.mjs resolves it). */
@@ -289,11 +316,30 @@ function report(args) {
 				: "\tno stall over the threshold";
 		blamed.set(key, (blamed.get(key) ?? 0) + 1);
 	}
+	// A POST that found no idle socket made a new one in its request() call: its start and the
+	// load generator's tls.connect are the same moment, within the call.
+	const connects = processes
+		.filter((p) => role(p.name) === "load generator")
+		.flatMap((p) => p.phase.tls?.outboundAt ?? []);
+	const opened = [];
+	for (const t of connects) {
+		let post = null;
+		for (const candidate of posts) if (candidate[0] <= t && (!post || candidate[0] > post[0])) post = candidate;
+		if (post && t - post[0] < 1) opened.push(post);
+	}
 	const latencies = posts.map(([, ms]) => ms).sort((a, b) => a - b);
 	const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * q) / 100))] ?? 0;
 	console.log(
 		`${posts.length} POSTs in ${seconds.toFixed(1)} s: p50 ${at(latencies, 50).toFixed(1)} ms, p99 ${at(latencies, 99).toFixed(1)} ms; ${slow.length} over ${slowMs} ms`,
 	);
+	if (connects.length) {
+		const ms = opened.map(([, ms]) => ms).sort((a, b) => a - b);
+		// Opened in bursts when the sender fell behind (every socket busy): handshakes at that moment.
+		const bursts = connects.slice(1).filter((t, i) => t - connects[i] < 50).length;
+		console.log(
+			`${connects.length} new TLS connections of the load generator, ${bursts} within 50 ms of the one before; ${opened.length} POSTs opened one (latency median ${at(ms, 50).toFixed(1)} ms, max ${ms.at(-1)?.toFixed(1)}): ${opened.filter(([, ms]) => ms > slowMs).length} of the ${slow.length} over ${slowMs} ms`,
+		);
+	}
 	console.log("\nevent-loop delay over the phase (monitorEventLoopDelay, ms):");
 	for (const p of processes) {
 		const d = p.phase.delay;
@@ -302,7 +348,7 @@ function report(args) {
 		const cpu =
 			p.phase.cpuMs === undefined
 				? ""
-				: `CPU ${(p.phase.cpuMs / posts.length).toFixed(2)} ms a POST (${((p.phase.cpuMs / (p.phase.end - p.phase.start)) * 100).toFixed(0)} % of a core); `;
+				: `${p.phase.tls ? `new TLS connections ${p.phase.tls.outbound} out, ${p.phase.tls.inbound} in; ` : ""}CPU ${(p.phase.cpuMs / posts.length).toFixed(2)} ms a POST (${((p.phase.cpuMs / (p.phase.end - p.phase.start)) * 100).toFixed(0)} % of a core); `;
 		console.log(
 			`  ${role(p.name).padEnd(15)} ${cpu}p50 ${d.p50.toFixed(1)}, p99 ${d.p99.toFixed(1)}, max ${d.max.toFixed(1)}; gaps over ${over} ms: ${long.length} (${((long.length / posts.length) * 1000).toFixed(1)} per 1,000 POSTs), of them ${own.length} with over ${over} ms on a CPU (${((own.length / posts.length) * 1000).toFixed(1)} per 1,000)`,
 		);
