@@ -51,6 +51,13 @@ describe("configFromEnv", () => {
 		expect(() => configFromEnv({ AS2_CORS_ORIGINS: "https://console.example.com/app" })).toThrow(/AS2_CORS_ORIGINS/);
 	});
 
+	it("keeps at most 10 PostgreSQL connections an instance unless DATABASE_POOL_SIZE says otherwise", () => {
+		expect(configFromEnv({}).DATABASE_POOL_SIZE).toBe(10);
+		expect(configFromEnv({ DATABASE_POOL_SIZE: "4" }).DATABASE_POOL_SIZE).toBe(4);
+		expect(() => configFromEnv({ DATABASE_POOL_SIZE: "0" })).toThrow(/DATABASE_POOL_SIZE/);
+		expect(() => configFromEnv({ DATABASE_POOL_SIZE: "ten" })).toThrow(/DATABASE_POOL_SIZE/);
+	});
+
 	it("bounds inbound work at 64 messages per instance unless AS2_RECEIVE_CONCURRENCY says otherwise", () => {
 		expect(configFromEnv({}).AS2_RECEIVE_CONCURRENCY).toBe(64);
 		expect(DEFAULT_CONFIG.receiveConcurrency).toBe(64);

@@ -46,6 +46,8 @@ const envSchema = v.object({
 	HOST: v.optional(v.string(), "127.0.0.1"),
 	AS2_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))),
 	DATABASE_URL: v.optional(v.string(), "./data/as2.sqlite"),
+	/** PostgreSQL connections an instance keeps at most (README, "Running several instances"). */
+	DATABASE_POOL_SIZE: v.optional(count(1), "10"),
 	BLOB_DIR: v.optional(v.string(), "./data/blobs"),
 	AS2_DATA_DIR: v.optional(v.string(), "./data"),
 	AS2_ALLOW_HTTP: flag,

@@ -46,7 +46,10 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
 	const logger = options.logger ?? (pino({ level: config.LOG_LEVEL }) as unknown as Logger);
 	const masterKey = loadMasterKey(config.AS2_MASTER_KEY, config.AS2_DATA_DIR, logger);
 	const blobStore = await openBlobStore(config);
-	const store = await openStore(config.DATABASE_URL, config.AS2_CHECK_TRANSACTIONS);
+	const store = await openStore(config.DATABASE_URL, {
+		checkTransactions: config.AS2_CHECK_TRANSACTIONS,
+		poolSize: config.DATABASE_POOL_SIZE,
+	});
 	const epcisEngine = startEpcisEngine(config, logger);
 	// One registry for `/metrics`: the engine's counters beside the HTTP ones.
 	const metrics = new HttpMetrics();

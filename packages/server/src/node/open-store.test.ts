@@ -10,7 +10,7 @@ it("passes AS2_CHECK_TRANSACTIONS to the adapter: off unless the configuration t
 	expect(process.env.AS2_CHECK_TRANSACTIONS).toBe("1");
 	const outcomes: string[] = [];
 	for (const checkTransactions of [false, true]) {
-		const store = await openStore(":memory:", checkTransactions);
+		const store = await openStore(":memory:", { checkTransactions });
 		try {
 			let inside!: Promise<string>;
 			await store.transaction(async (tx) => {
