@@ -149,6 +149,8 @@ export default defineConfig({
 						"test/blackbox/console-serving.test.ts",
 						// SQLite's group commit: it reads the database file a killed server left.
 						"test/blackbox/group-commit.test.ts",
+						// The raw socket writer of the upload tests, on a socket of its own.
+						"test/blackbox/socket-write.test.ts",
 					],
 					env: { AS2KIT_TEST_STORE: "pg" },
 				},

@@ -6,12 +6,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import { connect } from "node:net";
 import { join, relative } from "node:path";
 import { generateSelfSigned } from "@as2kit/core";
 import { liveBlobsUnder } from "../../packages/server/test/helpers/live-blobs.ts";
 import type { BuiltServer } from "./built-server.ts";
 import { call, register } from "./clients.ts";
+import { writeDrained } from "./socket-write.ts";
 
 export interface UploadWorld {
 	token: string;
@@ -290,11 +291,11 @@ export function sendAndEnd(
 		});
 		socket.once("connect", async () => {
 			try {
-				await write(socket, Buffer.from(head, "latin1"));
+				await writeDrained(socket, Buffer.from(head, "latin1"));
 				for (const piece of pieces) {
 					if (socket.destroyed || (options.endWhenAnswered && status() !== null)) break;
 					if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
-					await write(socket, piece, options.endWhenAnswered ? answer : undefined);
+					await writeDrained(socket, piece, options.endWhenAnswered ? answer : undefined);
 				}
 				if (options.endWhenAnswered) await answer;
 				if (options.holdMs) await new Promise((r) => setTimeout(r, options.holdMs));
@@ -305,18 +306,6 @@ export function sendAndEnd(
 			}
 		});
 	});
-}
-
-/** Writes `bytes`; resolves once the socket drained, closed, or `stop` settled. */
-async function write(socket: Socket, bytes: Uint8Array, stop?: Promise<void>): Promise<void> {
-	if (socket.write(bytes)) return;
-	await Promise.race([
-		new Promise((r) => {
-			socket.once("drain", r);
-			socket.once("close", r);
-		}),
-		...(stop ? [stop] : []),
-	]);
 }
 
 /** `bytes` in pieces of the given sizes (the last one takes the rest). */
@@ -428,10 +417,10 @@ export function sendWholeThenRead(
 		socket.on("data", (chunk: Buffer) => received.push(chunk));
 		socket.on("end", () => finish("fin"));
 		socket.once("connect", async () => {
-			await write(socket, Buffer.from(head, "latin1"));
+			await writeDrained(socket, Buffer.from(head, "latin1"));
 			for await (const piece of pieces) {
 				if (socket.destroyed) return;
-				await write(socket, piece);
+				await writeDrained(socket, piece);
 			}
 			writing = false;
 			socket.resume();
