@@ -5,6 +5,8 @@
  * and no request waits forever.
  */
 import { randomBytes } from "node:crypto";
+import diagnostics from "node:diagnostics_channel";
+import type { Socket } from "node:net";
 import { inspect } from "node:util";
 import { isAs2Error } from "@as2kit/core";
 import type { BlobStore } from "@as2kit/core/store";
@@ -242,5 +244,53 @@ describe("S3 blob store: ranged reads", () => {
 		const error = await new Response(await store().get("ranged/blob")).arrayBuffer().catch((e) => e);
 		expect(isAs2Error(error) && error.code).toBe("SERVICE_UNAVAILABLE");
 		expect(gets()).toHaveLength(3);
+	});
+});
+
+describe("S3 blob store: kept-alive connections", () => {
+	it("adds no listener per request to a connection it keeps alive", async () => {
+		// Every socket the process opens to S3 (the proxy), seen from Node itself: the SDK's agent
+		// keeps its own to itself.
+		const port = Number(new URL(s3.endpoint).port);
+		const toS3: Socket[] = [];
+		const onSocket = (message: unknown) => {
+			const { socket } = message as { socket: Socket };
+			socket.once("connect", () => {
+				if (socket.remotePort === port) toS3.push(socket);
+			});
+		};
+		diagnostics.subscribe("net.client.socket", onSocket);
+		try {
+			const blobs = store();
+			const round = async (i: number) => {
+				await blobs.put(
+					`kept-alive/${i}`,
+					(async function* () {
+						yield randomBytes(1000);
+					})(),
+				);
+				await new Response(await blobs.get(`kept-alive/${i}`)).arrayBuffer();
+				await blobs.stat(`kept-alive/${i}`);
+				await blobs.delete(`kept-alive/${i}`);
+				expect(await blobs.get(`kept-alive/missing-${i}`)).toBeNull();
+			};
+			const listeners = (socket: Socket) =>
+				Object.fromEntries(socket.eventNames().map((name) => [String(name), socket.listenerCount(name)]));
+			const open = () => toS3.filter((socket) => !socket.destroyed);
+			await round(0);
+			const [first] = open();
+			if (!first) throw new Error("no connection to S3 was kept alive");
+			const fresh = listeners(first);
+			s3.requests.length = 0;
+			for (let i = 1; i <= 15; i++) {
+				await round(i);
+				for (const socket of open()) expect(listeners(socket)).toEqual(fresh);
+			}
+			// The connections were reused: one carried more requests than a socket's default limit of
+			// 10 listeners per event (a new one only if the proxy closed an idle one on a stalled machine).
+			expect(s3.requests.length / toS3.length).toBeGreaterThan(10);
+		} finally {
+			diagnostics.unsubscribe("net.client.socket", onSocket);
+		}
 	});
 });
