@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { busyPauseMs } from "./connection.ts";
 import { createSqliteStore } from "./create-store.ts";
 
 const T0 = new Date("2026-01-01T00:00:00.000Z");
@@ -73,4 +74,18 @@ it("gives up with SQLITE_BUSY once the busy timeout has passed", async () => {
 		await b.close();
 		rmSync(dir, { recursive: true, force: true });
 	}
+});
+
+it("pauses at most 3 ms between two tries of a locked write, however long the lock is held", () => {
+	// A lock held 10 ms by the checkpoint thread is seen free within a pause of its release: the
+	// pause no longer doubles past the holder's time (it reached 30 ms).
+	const pauses = Array.from({ length: 200 }, (_, retry) => [busyPauseMs(retry, 0), busyPauseMs(retry, 0.999)]).flat();
+	expect(Math.max(...pauses)).toBeLessThanOrEqual(3);
+	expect(Math.min(...pauses)).toBeGreaterThan(0);
+	expect(busyPauseMs(0, 0.5)).toBe(0.5);
+	// About 2 ms on average: a wait of the whole default busy timeout (5 s) costs ~2,500 failed
+	// BEGIN IMMEDIATEs of microseconds each.
+	const mean = pauses.reduce((sum, pause) => sum + pause, 0) / pauses.length;
+	expect(mean).toBeGreaterThan(1);
+	expect(mean).toBeLessThan(3);
 });

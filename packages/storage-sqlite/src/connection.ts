@@ -308,7 +308,7 @@ export class SqliteConnection {
 		}
 	}
 
-	/** Retries `attempt` while another connection holds the lock, pausing 1–20 ms, up to the busy timeout. */
+	/** Retries `attempt` while another connection holds the lock, pausing `busyPauseMs`, up to the busy timeout. */
 	private async whileBusy<T>(attempt: () => T | Promise<T>): Promise<T> {
 		const deadline = Date.now() + this.busyTimeoutMs;
 		for (let retry = 0; ; retry++) {
@@ -316,7 +316,7 @@ export class SqliteConnection {
 				return await attempt();
 			} catch (error) {
 				if (!isBusy(error) || Date.now() >= deadline) throw error;
-				await sleep(Math.min(20, 2 ** retry) * (0.5 + Math.random()));
+				await sleep(busyPauseMs(retry, Math.random()));
 			}
 		}
 	}
@@ -334,6 +334,19 @@ export class SqliteConnection {
 		if (next) next();
 		else this.locked = false;
 	}
+}
+
+/**
+ * The pause before the `retry`th new try of a write another connection holds the lock of: 0.5,
+ * 1, then 1–3 ms (`jitter` in [0, 1) spreads it). The holder is the checkpoint thread's RESTART
+ * (background-checkpoints.ts: a copy and two syncs under the write lock, 4–25 ms, about once a
+ * second under load), and every transaction of this connection queues behind the one waiting:
+ * a pause that doubled up to 20 ms overshot the lock's release by up to 30 ms, and that wait
+ * was the tail of the POST's latency (docs/performance.md, "The checkpoint's write lock and
+ * the POST's p99 (stop 36)"). A try costs microseconds; one connection retries at a time.
+ */
+export function busyPauseMs(retry: number, jitter: number): number {
+	return Math.min(2, 2 ** (retry - 1)) * (0.5 + jitter);
 }
 
 function rollBack(client: Database.Database): void {
