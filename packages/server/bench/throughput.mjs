@@ -179,6 +179,9 @@ async function run(capture) {
 function loopStalls(pids) {
 	const dir = process.env.BENCH_LOOP_STALLS;
 	if (!dir) return { now: () => 0, post() {}, end() {} };
+	// A process without loop-stalls.mjs has no SIGUSR2 handler: the signal would end it.
+	if (!process.env.NODE_OPTIONS?.includes("loop-stalls.mjs"))
+		throw new Error("BENCH_LOOP_STALLS needs NODE_OPTIONS=--import=<repo>/packages/server/bench/loop-stalls.mjs");
 	const mark = () => {
 		for (const pid of [process.pid, ...pids]) process.kill(pid, "SIGUSR2");
 	};
