@@ -337,13 +337,14 @@ export class SqliteConnection {
 }
 
 /**
- * The pause before the `retry`th new try of a write another connection holds the lock of: 0.5,
- * 1, then 1–3 ms (`jitter` in [0, 1) spreads it). The holder is the checkpoint thread's RESTART
- * (background-checkpoints.ts: a copy and two syncs under the write lock, 4–25 ms, about once a
- * second under load), and every transaction of this connection queues behind the one waiting:
- * a pause that doubled up to 20 ms overshot the lock's release by up to 30 ms, and that wait
- * was the tail of the POST's latency (docs/performance.md, "The checkpoint's write lock and
- * the POST's p99 (stop 36)"). A try costs microseconds; one connection retries at a time.
+ * The pause before the `retry`th new try of a write whose lock another connection holds: about
+ * 0.5 ms, 1 ms, then 1–3 ms (`jitter` in [0, 1) spreads each by ×0.5–1.5). The holder is the
+ * checkpoint thread's RESTART (background-checkpoints.ts: frames copied and synced under the
+ * write lock, 4–25 ms, about once a second at 300 messages/s), and every transaction of this
+ * connection queues behind the one waiting: a pause that doubled up to 20 ms answered up to
+ * 18–22 ms after the lock's release, a wait every POST of that moment shared (docs/performance.md,
+ * "The checkpoint's write lock and the POST's p99 (stop 36)"). A try costs microseconds, and
+ * one loop a connection retries.
  */
 export function busyPauseMs(retry: number, jitter: number): number {
 	return Math.min(2, 2 ** (retry - 1)) * (0.5 + jitter);
