@@ -11,12 +11,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { drizzle as drizzleSqlite } from "drizzle-orm/better-sqlite3";
 import { migrate as migrateSqlite } from "drizzle-orm/better-sqlite3/migrator";
-import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, pgUrl } from "../pg/databases.ts";
+import { pgUrl } from "../pg/databases.ts";
 import { migrationsBefore } from "./migrations-before.ts";
+import { pgUpgradeAcross } from "./pg-upgrade.ts";
 
 const PACKAGES = new URL("../../packages/", import.meta.url).pathname;
 const TAG = "webhook_endpoints_account_events";
@@ -164,31 +162,25 @@ describe("the account_events migration", () => {
 	it.skipIf(pgUrl() === null)(
 		"on PostgreSQL keeps account-level events only where a whole-account credential must have subscribed",
 		async () => {
-			const scratch = mkdtempSync(join(tmpdir(), "as2kit-account-events-"));
-			const database = await createTestDatabase({ unmigrated: true });
-			const client = new pg.Client({ connectionString: database.url });
-			try {
-				await client.connect();
-				const db = drizzlePg(client);
-				await migratePg(db, { migrationsFolder: migrationsBefore("storage-pg", TAG, scratch) });
-				const { rows, expected } = scenario();
-				for (const [table, row] of rows) {
-					const values = Object.values(row).map((v) => (Array.isArray(v) ? JSON.stringify(v) : v));
-					await client.query(
-						insertSql(table, row, (n) => `$${n}`),
-						values,
+			const { rows, expected } = scenario();
+			await pgUpgradeAcross(
+				TAG,
+				async (client) => {
+					for (const [table, row] of rows) {
+						const values = Object.values(row).map((v) => (Array.isArray(v) ? JSON.stringify(v) : v));
+						await client.query(
+							insertSql(table, row, (n) => `$${n}`),
+							values,
+						);
+					}
+				},
+				async ({ client }) => {
+					const after = await client.query<{ id: string; account_events: boolean }>(
+						`select "id", "account_events" from "webhook_endpoints"`,
 					);
-				}
-				await migratePg(db, { migrationsFolder: join(PACKAGES, "storage-pg/migrations") });
-				const after = await client.query<{ id: string; account_events: boolean }>(
-					`select "id", "account_events" from "webhook_endpoints"`,
-				);
-				expect(Object.fromEntries(after.rows.map((e) => [e.id, e.account_events]))).toEqual(expected);
-			} finally {
-				await client.end();
-				await database.drop();
-				rmSync(scratch, { recursive: true, force: true });
-			}
+					expect(Object.fromEntries(after.rows.map((e) => [e.id, e.account_events]))).toEqual(expected);
+				},
+			);
 		},
 	);
 });
