@@ -28,11 +28,13 @@ export {
 	type UsageStore,
 } from "./limits.ts";
 export type * from "./message-records.ts";
+export type * from "./message-steps.ts";
 export type * from "./message-store.ts";
 export type { Page, PageRequest } from "./pagination.ts";
 export type * from "./partner-records.ts";
 export type * from "./partner-store.ts";
 export type * from "./records.ts";
+export { messageSteps } from "./steps-by-calls.ts";
 export type * from "./store.ts";
 export { together } from "./together.ts";
 export { checkTransactionsByDefault, type TransactionChecks, transactionChecks } from "./transaction-checks.ts";

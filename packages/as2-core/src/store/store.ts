@@ -2,6 +2,7 @@ import type { MessageAttemptStore } from "./attempt-store.ts";
 import type { EpcisStore } from "./epcis-store.ts";
 import type { JobStore, ScheduleStore } from "./jobs.ts";
 import type { RateLimitStore, UsageStore } from "./limits.ts";
+import type { MessageSteps } from "./message-steps.ts";
 import type { MessageStore } from "./message-store.ts";
 import type { Page, PageRequest } from "./pagination.ts";
 import type { CertificateStore, PartnerStore } from "./partner-store.ts";
@@ -96,6 +97,11 @@ export interface As2Store {
 	 * server's service).
 	 */
 	commitWith?(calls: readonly (Promise<unknown> | undefined)[]): Promise<void>;
+	/**
+	 * A message's busiest steps as one statement each (message-steps.ts), on a store's root.
+	 * Optional: `messageSteps(store)` makes them of the separate calls where a store has none.
+	 */
+	messageSteps?: MessageSteps;
 	close(): Promise<void>;
 }
 

@@ -1,5 +1,12 @@
 import { detectEpcisDocument, isAs2Error } from "@as2kit/core";
-import type { As2Store, BlobStore, EpcisDocumentRecord, EpcisEventRecord, MessageRecord } from "@as2kit/core/store";
+import type {
+	As2Store,
+	BlobStore,
+	EpcisDocumentRecord,
+	EpcisEventRecord,
+	MessageRecord,
+	NewJob,
+} from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import { type JobHandler, RetryJob } from "../jobs/worker.ts";
 
@@ -37,17 +44,20 @@ export function mayCarryEpcis(contentType: string): boolean {
  * waits for it or reads what it writes.
  */
 export async function enqueueEpcisIndex(tx: As2Store, message: MessageRecord, at: Date): Promise<void> {
-	if (!message.payloadKey || !mayCarryEpcis(message.contentType)) return;
-	await tx.jobs.enqueue(
-		{
-			kind: EPCIS_INDEX_JOB,
-			key: `epcis:${message.id}`,
-			payload: { messageId: message.id },
-			priority: PRIORITY,
-			runAt: at,
-		},
-		at,
-	);
+	const job = epcisIndexJob(message, at);
+	if (job) await tx.jobs.enqueue(job, at);
+}
+
+/** The index job of a message whose payload may carry EPCIS events; null for any other. */
+export function epcisIndexJob(message: MessageRecord, at: Date): NewJob | null {
+	if (!message.payloadKey || !mayCarryEpcis(message.contentType)) return null;
+	return {
+		kind: EPCIS_INDEX_JOB,
+		key: `epcis:${message.id}`,
+		payload: { messageId: message.id },
+		priority: PRIORITY,
+		runAt: at,
+	};
 }
 
 /**
