@@ -12,6 +12,7 @@ import { createIdStore, sequenceEnsurer } from "./repositories/ids.ts";
 import { createJobStore, createScheduleStore } from "./repositories/jobs.ts";
 import { createRateLimitStore, createUsageStore } from "./repositories/limits.ts";
 import { createMessageAttemptStore } from "./repositories/message-attempts.ts";
+import { createMessageSteps } from "./repositories/message-steps.ts";
 import { createMessageStore } from "./repositories/messages.ts";
 import { createPartnerStore } from "./repositories/partners.ts";
 import { createSessionStore } from "./repositories/sessions.ts";
@@ -107,6 +108,8 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 				? (fn) => fn(nested(store))
 				: (fn) => connection.transaction((runner) => fn(storeOver(runner, true))),
 			...(inTransaction && runner.commitWith ? { commitWith: runner.commitWith } : {}),
+			// One statement a step, outside any transaction (a single statement is atomic).
+			...(inTransaction ? {} : { messageSteps: createMessageSteps(runner, ensureSequence) }),
 			close: () => {
 				closed ??= Promise.all([pool.end(), ddl.end()]).then(() => {});
 				return closed;

@@ -48,7 +48,7 @@ export interface SubmitStep {
 	 * replaces with the new id wherever it appears in the strings of the events and jobs (their
 	 * data, key and payload). So `id` must only be copied into them, never read.
 	 */
-	then(id: string): { events: readonly StepEvent[]; jobs: readonly StepJob[] };
+	withId(id: string): { events: readonly StepEvent[]; jobs: readonly StepJob[] };
 	fanOut: EventFanOut;
 }
 

@@ -17,7 +17,7 @@ function stepsByCalls(store: As2Store): MessageSteps {
 		submit: (step) =>
 			store.transaction(async (tx) => {
 				const id = await tx.messages.createNew(step.message);
-				const { events, jobs } = step.then(id);
+				const { events, jobs } = step.withId(id);
 				const fannedOut = appendEvents(tx, events, step.fanOut);
 				const written = jobs.map((job) => enqueue(tx, job, step.message.createdAt));
 				await commitWith(tx, [usage(tx, step), fannedOut, ...written]);

@@ -1,4 +1,4 @@
-import type { As2Store, Environment, Json } from "@as2kit/core/store";
+import type { As2Store, Environment, EventFanOut, Json, StepEvent } from "@as2kit/core/store";
 import { formatInstant } from "./views/instant.ts";
 import { FAN_OUT_JOB } from "./webhooks/job-kinds.ts";
 import { withFields } from "./with-fields.ts";
@@ -25,11 +25,18 @@ export interface NewEvent {
  * instance gets the very next event.
  */
 export async function recordEvent(tx: As2Store, event: NewEvent, now: Date): Promise<string> {
-	const written = await tx.events.appendNewWithFanOut(withFields(event, { createdAt: now }), {
-		kind: FAN_OUT_JOB,
-		runAt: now,
-	});
+	const written = await tx.events.appendNewWithFanOut(stepEvent(event, now), eventFanOut(now));
 	return written.id;
+}
+
+/** An event as a step of the store writes it (`MessageSteps`), with its fan-out as recordEvent's. */
+export function stepEvent(event: NewEvent, now: Date): StepEvent {
+	return withFields(event, { createdAt: now });
+}
+
+/** The fan-out job of an event written at `now` (recordEvent). */
+export function eventFanOut(now: Date): EventFanOut {
+	return { kind: FAN_OUT_JOB, runAt: now };
 }
 
 /** The envelope of a webhook delivery (interface spec, Events: Envelope). */

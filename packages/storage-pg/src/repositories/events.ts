@@ -26,7 +26,7 @@ const APPEND_NEW_WITH_FAN_OUT = `with "event" as (${APPEND_NEW.sql.replace(/ ret
 const toEvent = ({ seq: _seq, subjectId: _subject, ...row }: typeof events.$inferSelect): EventRecord =>
 	row as EventRecord;
 /** What the event is about: the resource its data names (the port's `subjectId`). */
-const withSubject = (event: EventRecord) => ({
+export const withSubject = (event: EventRecord) => ({
 	...event,
 	subjectId: typeof event.data.id === "string" ? event.data.id : null,
 });

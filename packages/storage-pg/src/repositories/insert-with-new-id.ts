@@ -15,7 +15,7 @@ export function insertWithNewId<T extends PgTable>(
 	if (!/^[a-z][a-z0-9]*_$/.test(prefix)) throw new Error(`storage-pg: unusable id prefix ${JSON.stringify(prefix)}`);
 	const omit = [...generated, "id"];
 	const sequenceParam = raw.toParams({}, omit).length + 1;
-	const newId = `(select '${prefix}' || case when v < 1000000 then lpad(v::text, 6, '0') else v::text end from nextval($${sequenceParam}::regclass) as v)`;
+	const newId = `(select ${formattedId(prefix, "v")} from nextval($${sequenceParam}::regclass) as v)`;
 	return {
 		/** `insert … values (<new id>, …) returning "id"`; parameters after the sequence start at `sequenceParam + 1`. */
 		sql: raw
@@ -26,4 +26,9 @@ export function insertWithNewId<T extends PgTable>(
 		sequenceParam,
 		params: (record: object, sequence: string) => [...raw.toParams({ ...record, id: "" }, omit), sequence],
 	};
+}
+
+/** SQL for `<prefix>` and a sequence's value `v` (a column or expression), formatted as formatId does. */
+export function formattedId(prefix: string, v: string): string {
+	return `'${prefix}' || case when ${v} < 1000000 then lpad(${v}::text, 6, '0') else ${v}::text end`;
 }

@@ -16,12 +16,12 @@ import { rawTable } from "./pg-raw-table.ts";
 
 type JobRow = typeof jobs.$inferSelect;
 
-const toJob = (row: JobRow): JobRecord => ({ ...row, id: String(row.id) });
+export const toJob = (row: JobRow): JobRecord => ({ ...row, id: String(row.id) });
 const claimOrder = (a: JobRow, b: JobRow) =>
 	b.priority - a.priority || a.runAt.getTime() - b.runAt.getTime() || a.id - b.id;
 
 /** The bigserial behind a job id; null for an id no job can have. */
-const jobId = (id: string): number | null => (/^[0-9]{1,15}$/.test(id) ? Number(id) : null);
+export const jobId = (id: string): number | null => (/^[0-9]{1,15}$/.test(id) ? Number(id) : null);
 
 /** Runs `statement` (`$1` the job, `$2` its holder, then `params`) on a job held by `workerId`; false for an id no job can have. */
 const heldBy =

@@ -58,7 +58,7 @@ const counterOf = (accountId: string, period: string, metric: string) =>
 	and(eq(usageCounters.accountId, accountId), eq(usageCounters.period, period), eq(usageCounters.metric, metric));
 
 /** The upsert of `rows` counters, memoised by their number (each text is a prepared statement). */
-const incrementRows = (() => {
+export const incrementRows = (() => {
 	const texts: string[] = [];
 	return (rows: number) =>
 		(texts[rows] ??= `insert into "usage_counters" ("account_id", "period", "metric", "value") values ${Array.from(

@@ -60,6 +60,30 @@ export function rawTable<T extends PgTable>(table: T) {
 			const names = used.map(([, column]) => `"${column.name}"`).join(", ");
 			return `insert into "${name}" (${names}) values (${used.map((_, i) => `$${i + 1}`).join(", ")})`;
 		},
+		/**
+		 * For an `insert into "t" (<names>) select <values> …` of every column but `omit`: the
+		 * names, and the values as parameters `$first…` (taking `toParams`' order) cast to each
+		 * column's type, as a select list needs them. `wrap` writes a column's value expression from its
+		 * parameter and type instead
+		 * (message-steps.ts: a stand-in replaced in it).
+		 */
+		castSelect(
+			omit: readonly string[],
+			first: number,
+			wrap: Partial<Record<string, (param: string, type: string) => string>> = {},
+		): { names: string; values: string } {
+			const used = columns.filter(([key]) => !omit.includes(key));
+			return {
+				names: used.map(([, column]) => `"${column.name}"`).join(", "),
+				values: used
+					.map(([key, column], i) => {
+						const param = `$${first + i}`;
+						const type = column.getSQLType();
+						return wrap[key]?.(param, type) ?? `${param}::${type}`;
+					})
+					.join(", "),
+			};
+		},
 		toParams(record: object, omit: readonly string[] = []): unknown[] {
 			return columns
 				.filter(([key]) => !omit.includes(key))

@@ -177,12 +177,16 @@ async function countLiveMessage(
 
 /** Adds one live message and its bytes to the month's counters; the month's new total. */
 async function incrementLive(tx: As2Store, account: { id: string }, bytes: number, at: Date): Promise<number> {
-	const counted = await tx.usage.incrementMany({
-		accountId: account.id,
-		period: billingPeriod(at).key,
-		by: { live_messages: 1, live_bytes: bytes },
-	});
+	const counted = await tx.usage.incrementMany(liveSendCounters(account, bytes, at));
 	return counted.live_messages!;
+}
+
+/**
+ * The counters a live message adds to (`UsageStore.incrementMany`): countLiveSend's, or a
+ * submission step's where no allowance can refuse it (`MessageSteps.submit`).
+ */
+export function liveSendCounters(account: { id: string }, bytes: number, at: Date) {
+	return { accountId: account.id, period: billingPeriod(at).key, by: { live_messages: 1, live_bytes: bytes } };
 }
 
 /** billing.usage_threshold the first time the month crosses 75, 90 and 100 %. */

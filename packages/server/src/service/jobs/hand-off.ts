@@ -1,4 +1,4 @@
-import type { As2Store, EventStore, JobRecord, JobStore, NewJob } from "@as2kit/core/store";
+import type { As2Store, EventStore, JobLease, JobRecord, JobStore, NewJob } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
 import type { WorkerSlot } from "./worker.ts";
 
@@ -60,6 +60,24 @@ export function prepareHandOff(deps: ServiceDeps) {
 			const lease = { workerId: slot.workerId, lockedUntil: new Date(now.getTime() + slot.leaseMs) };
 			leased = await tx.jobs.enqueueClaimed(job, now, lease);
 			return leased;
+		},
+		/**
+		 * For a job written by a step of the store (`MessageSteps.submit`) rather than through
+		 * `enqueue`: the lease to write it with when this process's worker has a free slot and the
+		 * job is due, or null (written unclaimed). Then `wrote` with what the step wrote.
+		 */
+		lease(job: NewJob, now: Date): JobLease | null {
+			slot ??= job.runAt <= now ? deps.reserveWorker(job.kind) : null;
+			return slot ? { workerId: slot.workerId, lockedUntil: new Date(now.getTime() + slot.leaseMs) } : null;
+		},
+		/**
+		 * The step committed `job` (leased when `lease` gave one; null when its key was held) and,
+		 * when `others`, jobs that wait for a poll. `written`: the record the job reads first.
+		 */
+		wrote(job: JobRecord | null, written: unknown, others: boolean): void {
+			leased = slot && job ? job : null;
+			handedOff = written;
+			if (others) othersEnqueued = true;
 		},
 		/** The transaction committed: the leased job runs in its slot; a poll takes any other. */
 		committed(): void {

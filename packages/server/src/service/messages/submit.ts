@@ -3,17 +3,18 @@ import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import {
 	type As2Store,
 	type BlobInfo,
-	commitWith,
 	type MessagePriority,
 	type MessageRecord,
+	messageSteps,
+	type NewJob,
 	together,
 } from "@as2kit/core/store";
-import { allowanceRefusal, checkMessageAllowance, countLiveSend } from "../billing/usage.ts";
+import { allowanceRefusal, checkMessageAllowance, countLiveSend, liveSendCounters } from "../billing/usage.ts";
 import { putBytes } from "../blob-bytes.ts";
 import { configReads } from "../config-cache/config-reads.ts";
 import type { ServiceDeps } from "../deps.ts";
-import { enqueueEpcisIndex } from "../epcis/index-job.ts";
-import { recordEvent } from "../events.ts";
+import { enqueueEpcisIndex, epcisIndexJob } from "../epcis/index-job.ts";
+import { eventFanOut, type NewEvent, recordEvent, stepEvent } from "../events.ts";
 import { prepareHandOff } from "../jobs/hand-off.ts";
 import { effectivePartner } from "../partners/effective-partner.ts";
 import { planOf } from "../plans.ts";
@@ -107,98 +108,101 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				blob = await putBytes(blobs, newPayloadKey(at), [bytes]);
 			}
 			const stored = blob;
-			const message = await store.transaction(async (transaction) => {
-				const tx = sendJob.watch(transaction);
-				// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
-				const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
-				const record: MessageRecord = {
-					// Taken as it is written (MessageStore.createNew).
-					id: "",
-					accountId: principal.accountId,
-					tenantId: principal.tenantId,
-					environment: principal.environment,
-					direction: "outbound",
-					messageId: stripMessageId(createMessageId(domain)),
-					partnerId: partner.id,
-					partnerName: partner.name,
-					partnerAs2Id: partner.as2Id,
-					partnerUrl: partner.url,
-					status: "queued",
-					fromAs2Id: tenant!.as2Id,
-					toAs2Id: partner.as2Id,
-					subject: input.subject ?? null,
-					contentType,
-					filename: input.filename ?? null,
-					bytes: stored.bytes,
-					compressed: compress,
-					encrypted: encrypt,
-					signed: sign,
-					mdnMode,
-					mdnStatus: mdnMode === "none" ? "none" : "pending",
-					mdnData: null,
-					rejectedMdns: [],
-					mic: null,
-					priority: input.priority ?? "normal",
-					headers: headers!,
-					payloadKey: stored.key,
-					scheduledAt: input.scheduledAt ?? null,
-					attempts: 0,
-					lastAttemptAt: null,
-					sentAt: null,
-					deliveredAt: null,
-					failedAt: null,
-					mdnDeadline: null,
-					errorCode: null,
-					errorMessage: null,
-					transmissionTimeMs: null,
-					details: {
-						payload_sha256: stored.sha256,
-						...(input.resentFrom ? { resent_from: input.resentFrom } : {}),
-					},
-					createdAt: at,
-					updatedAt: at,
-				};
-				record.id = await tx.messages.createNew(record);
-				// The message's other writes do not depend on each other: sent together (together.ts),
-				// and COMMIT with them (As2Store.commitWith: on PostgreSQL no round trip of its own, and
-				// the account's usage row held for one round trip less, stop 35). Not when a call decides
-				// on an answer: the count against a plan's allowance refuses past it, a resend's link
-				// reads the original before it writes; those are awaited, and COMMIT follows.
-				const decides =
-					input.resentFrom !== undefined ||
-					(record.environment === "live" && planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages !== null);
-				await (decides ? together : (calls: readonly (Promise<unknown> | undefined)[]) => commitWith(tx, calls))([
-					input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
-					record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
-					recordEvent(
-						tx,
-						{
-							kind: "message.queued",
-							accountId: record.accountId,
-							tenantId: record.tenantId,
-							environment: record.environment,
-							data: messageEventData.queued(record),
-						},
-						at,
-					),
-					sendJob.enqueue(
-						tx,
-						{
-							kind: SEND_JOB,
-							key: `send:${record.id}`,
-							payload: { messageId: record.id },
-							priority: PRIORITY[record.priority],
-							runAt: record.scheduledAt ?? at,
-						},
-						at,
-						// The job's first read, handed to it when this process's worker runs it (send.ts).
-						record,
-					),
-					// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
-					enqueueEpcisIndex(tx, record, at),
-				]);
-				return record;
+			const newRecord = (fromAs2Id: string): MessageRecord => ({
+				// Taken as it is written (MessageStore.createNew).
+				id: "",
+				accountId: principal.accountId,
+				tenantId: principal.tenantId,
+				environment: principal.environment,
+				direction: "outbound",
+				messageId: stripMessageId(createMessageId(domain)),
+				partnerId: partner.id,
+				partnerName: partner.name,
+				partnerAs2Id: partner.as2Id,
+				partnerUrl: partner.url,
+				status: "queued",
+				fromAs2Id,
+				toAs2Id: partner.as2Id,
+				subject: input.subject ?? null,
+				contentType,
+				filename: input.filename ?? null,
+				bytes: stored.bytes,
+				compressed: compress,
+				encrypted: encrypt,
+				signed: sign,
+				mdnMode,
+				mdnStatus: mdnMode === "none" ? "none" : "pending",
+				mdnData: null,
+				rejectedMdns: [],
+				mic: null,
+				priority: input.priority ?? "normal",
+				headers: headers!,
+				payloadKey: stored.key,
+				scheduledAt: input.scheduledAt ?? null,
+				attempts: 0,
+				lastAttemptAt: null,
+				sentAt: null,
+				deliveredAt: null,
+				failedAt: null,
+				mdnDeadline: null,
+				errorCode: null,
+				errorMessage: null,
+				transmissionTimeMs: null,
+				details: {
+					payload_sha256: stored.sha256,
+					...(input.resentFrom ? { resent_from: input.resentFrom } : {}),
+				},
+				createdAt: at,
+				updatedAt: at,
 			});
+			// The message, its state, `message.queued` and its jobs in one step (MessageSteps.submit:
+			// on PostgreSQL one statement, issue #20). Not when a write decides on an answer: the
+			// count against a plan's allowance refuses past it, a resend's link reads the original
+			// before it writes; those go call by call in a transaction, each awaited.
+			const decides =
+				input.resentFrom !== undefined ||
+				(principal.environment === "live" &&
+					planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages !== null);
+			const message = decides
+				? await store.transaction(async (transaction) => {
+						const tx = sendJob.watch(transaction);
+						// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
+						const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
+						const record = newRecord(tenant!.as2Id);
+						record.id = await tx.messages.createNew(record);
+						await together([
+							input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
+							record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
+							recordEvent(tx, queuedEvent(record), at),
+							sendJob.enqueue(tx, sendJobOf(record, at), at, record),
+							// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
+							enqueueEpcisIndex(tx, record, at),
+						]);
+						return record;
+					})
+				: await submitStep(newRecord((await configs.tenant(principal.accountId, principal.tenantId))!.as2Id));
+			/** The step, with the send job handed to this process's worker when it has a free slot (hand-off.ts). */
+			async function submitStep(record: MessageRecord): Promise<MessageRecord> {
+				const lease = sendJob.lease(sendJobOf(record, at), at);
+				const indexed = epcisIndexJob(record, at) !== null;
+				const written = await messageSteps(store).submit({
+					message: record,
+					usage: record.environment === "live" ? liveSendCounters(account, record.bytes, at) : undefined,
+					withId: (id) => {
+						const named = { ...record, id };
+						const index = epcisIndexJob(named, at);
+						return {
+							events: [stepEvent(queuedEvent(named), at)],
+							jobs: [{ ...sendJobOf(named, at), lease }, ...(index ? [index] : [])],
+						};
+					},
+					fanOut: eventFanOut(at),
+				});
+				record.id = written.id;
+				// The job's first read, handed to it when this process's worker runs it (send.ts).
+				sendJob.wrote(written.job, record, written.fanOut || indexed);
+				return record;
+			}
 			// Bytes the request carried are now the committed blob's: its send job needs not read them back.
 			if (held && !input.scheduledAt) heldForSend.hold(stored.key, held);
 			sendJob.committed();
@@ -208,6 +212,28 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 			if (blob) await blobs.delete(blob.key).catch(() => {});
 			throw await allowanceRefusal(store, error);
 		}
+	};
+}
+
+/** `message.queued` of a message just written. */
+function queuedEvent(record: MessageRecord): NewEvent {
+	return {
+		kind: "message.queued",
+		accountId: record.accountId,
+		tenantId: record.tenantId,
+		environment: record.environment,
+		data: messageEventData.queued(record),
+	};
+}
+
+/** The message's send job: one per message (its key), due when the message is scheduled. */
+function sendJobOf(record: MessageRecord, at: Date): NewJob {
+	return {
+		kind: SEND_JOB,
+		key: `send:${record.id}`,
+		payload: { messageId: record.id },
+		priority: PRIORITY[record.priority],
+		runAt: record.scheduledAt ?? at,
 	};
 }
 
