@@ -39,6 +39,12 @@ export interface JobContext {
 	 */
 	completeIn(tx: As2Store): Promise<void>;
 	/**
+	 * `completeIn`'s write as data, for a store step that ends the job in its own statement
+	 * (`MessageSteps.settle`'s `completeJob`): the job, its holder, and `ended`, to be told what
+	 * the step did (the worker then does not complete the job again when it did).
+	 */
+	completion?: { jobId: string; workerId: string; ended(completed: boolean): void };
+	/**
 	 * Puts the job down to run again at `runAt` inside the caller's transaction, so the state that
 	 * says "waiting for the next attempt" and the job's release commit together: in between, the
 	 * job would still be leased and a cancel would find the message "being sent". The handler
@@ -190,6 +196,13 @@ export function createWorker(options: WorkerOptions): Worker {
 					!lost.signal.aborted && (now().getTime() < heldUntil - leaseMs / 10 || (await extend())),
 				completeIn: async (tx) => {
 					completed = await tx.jobs.complete(job.id, workerId);
+				},
+				completion: {
+					jobId: job.id,
+					workerId,
+					ended: (ended) => {
+						completed = ended;
+					},
 				},
 				rescheduleIn: async (tx, runAt, reason) => {
 					rescheduled = await tx.jobs.retry(job.id, workerId, { runAt, error: reason });

@@ -8,6 +8,7 @@ import {
 	type WireCapture,
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
+import type { JobContext } from "../jobs/worker.ts";
 import { newTrace, type TransportTrace } from "../transport/transport-trace.ts";
 import {
 	captureBytes,
@@ -117,9 +118,12 @@ export function startOutboundAttempt(
 				// would put the insert behind its answer.
 				wireExpiresAt: request || response ? await wireExpiry(deps, deps.store, message.accountId, at) : null,
 			};
-			return async (tx: As2Store) => {
-				await tx.messageAttempts.create(record);
-			};
+			return Object.assign(
+				async (tx: As2Store) => {
+					await tx.messageAttempts.create(record);
+				},
+				{ asStep: { attempt: record } },
+			);
 		},
 	};
 }
@@ -131,7 +135,32 @@ export function alsoBoth(first: AlsoInTransaction, second?: AlsoInTransaction): 
 	// Independent writes: sent together (together.ts); a move makes its parts with its events.
 	const parts = second ? [first, second] : [first];
 	// The attempt's insert and the job's end write at once and decide nothing: COMMIT may go with them.
-	return Object.assign((tx: As2Store) => together(parts.map((part) => part(tx))), { parts, writesAtOnce: true });
+	const asStep = parts.every((part) => part.asStep)
+		? Object.assign({}, ...parts.map((part) => part.asStep))
+		: undefined;
+	return Object.assign((tx: As2Store) => together(parts.map((part) => part(tx))), {
+		parts,
+		writesAtOnce: true,
+		...(asStep ? { asStep } : {}),
+	});
+}
+
+/**
+ * The job's end in the transaction of the message's outcome (`JobContext.completeIn`), and as a
+ * step's write when the worker gives it as data (`JobContext.completion`).
+ */
+export function endingJob(
+	completeIn: JobContext["completeIn"],
+	completion: JobContext["completion"],
+): AlsoInTransaction {
+	const end = (tx: As2Store) => completeIn(tx);
+	if (!completion) return end;
+	return Object.assign(end, {
+		asStep: {
+			completeJob: { id: completion.jobId, workerId: completion.workerId },
+			completed: completion.ended,
+		},
+	});
 }
 
 /**

@@ -1,13 +1,15 @@
 import {
 	type As2Store,
 	commitWith,
+	type MessageAttemptRecord,
 	type MessagePatch,
 	type MessageRecord,
 	type MessageStatus,
+	messageSteps,
 	together,
 } from "@as2kit/core/store";
 import type { ServiceDeps } from "../deps.ts";
-import { recordEvent } from "../events.ts";
+import { eventFanOut, type NewEvent, recordEvent, stepEvent } from "../events.ts";
 import type { CompatibilityHint } from "../partners/compatibility-hints.ts";
 import { messageEventData } from "../views/message-views.ts";
 import { withFields } from "../with-fields.ts";
@@ -31,7 +33,20 @@ export type AlsoInTransaction = ((tx: As2Store) => Promise<void>) & {
 	 * throws on the job's state), they are awaited, then COMMIT.
 	 */
 	writesAtOnce?: boolean;
+	/**
+	 * The same writes as data, for a move made as one step of the store (MessageSteps.settle: on
+	 * PostgreSQL one statement, issue #20). Only when every part has it.
+	 */
+	asStep?: StepWrites;
 };
+
+/** Writes of a move, as a step of the store makes them (MessageSteps.settle). */
+export interface StepWrites {
+	attempt?: MessageAttemptRecord;
+	completeJob?: { id: string; workerId: string };
+	/** Told whether the step ended `completeJob`'s job. */
+	completed?(ended: boolean): void;
+}
 
 type Calls = readonly (Promise<unknown> | undefined)[];
 
@@ -57,37 +72,76 @@ export async function transitionMessage(
 	at: Date,
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
-	const move = (store: As2Store) =>
-		store.messages.transition(message.id, from, withFields(patch, clearedError(patch, at)));
-	const moved = await (events === NO_EVENTS && !also
-		? move(deps.store)
-		: deps.store.transaction(async (tx) => {
-				const moved = await move(tx);
-				if (!moved) return null;
-				// The move's other writes and its events do not depend on each other: sent together (together.ts),
-				// and COMMIT with them (As2Store.commitWith, stop 35: each of them writes at once and decides
-				// nothing; `also` is made of such writes, AlsoInTransaction). The events are written in the
-				// order given, so their ids (and seq) keep it.
-				await (also && !also.writesAtOnce ? together : (calls: Calls) => commitWith(tx, calls))([
-					...(also ? alsoCalls(also, tx) : []),
-					...events(moved).map((kind) =>
-						recordEvent(
-							tx,
-							{
-								kind: `message.${kind}`,
-								accountId: moved.accountId,
-								tenantId: moved.tenantId,
-								environment: moved.environment,
-								data: messageEventData[kind](moved),
-							},
-							at,
-						),
-					),
-				]);
-				return moved;
-			}));
+	const fullPatch = withFields(patch, clearedError(patch, at));
+	const step = also?.writesAtOnce ? also.asStep : undefined;
+	const move = (store: As2Store) => store.messages.transition(message.id, from, fullPatch);
+	const moved = await (step
+		? settleStep(deps.store, message, from, fullPatch, events, at, step)
+		: events === NO_EVENTS && !also
+			? move(deps.store)
+			: deps.store.transaction(async (tx) => {
+					const moved = await move(tx);
+					if (!moved) return null;
+					// The move's other writes and its events do not depend on each other: sent together (together.ts),
+					// and COMMIT with them (As2Store.commitWith, stop 35: each of them writes at once and decides
+					// nothing; `also` is made of such writes, AlsoInTransaction). The events are written in the
+					// order given, so their ids (and seq) keep it.
+					await (also && !also.writesAtOnce ? together : (calls: Calls) => commitWith(tx, calls))([
+						...(also ? alsoCalls(also, tx) : []),
+						...events(moved).map((kind) => recordEvent(tx, messageEvent(kind, moved), at)),
+					]);
+					return moved;
+				}));
 	if (moved && isSettled(moved)) deps.telemetry.messageSettled(moved);
 	return moved;
+}
+
+/**
+ * The move, its writes and its events as one step of the store (MessageSteps.settle). The events
+ * are made from the message as the caller holds it with the patch: a move with step writes ends
+ * the caller's job, whose lease keeps every other writer of the message away (hand-off.ts), so
+ * the row moved is that one (the conformance of the events' data is tested in
+ * message-transitions.test.ts).
+ */
+async function settleStep(
+	store: As2Store,
+	message: MessageRecord,
+	from: readonly MessageStatus[],
+	patch: MessagePatch,
+	events: (moved: MessageRecord) => EventKind[],
+	at: Date,
+	step: StepWrites,
+): Promise<MessageRecord | null> {
+	const expected = patched(message, patch);
+	const settled = await messageSteps(store).settle({
+		id: message.id,
+		from,
+		patch,
+		attempt: step.attempt,
+		completeJob: step.completeJob,
+		events: events(expected).map((kind) => stepEvent(messageEvent(kind, expected), at)),
+		fanOut: eventFanOut(at),
+	});
+	step.completed?.(settled.jobCompleted);
+	return settled.moved;
+}
+
+/** The message with the patch's fields (those it sets: an undefined one is no change, as in the store). */
+function patched(message: MessageRecord, patch: MessagePatch): MessageRecord {
+	const row: MessageRecord = Object.assign({}, message);
+	for (const [key, value] of Object.entries(patch)) if (value !== undefined) Object.assign(row, { [key]: value });
+	return row;
+}
+
+/** The event `message.<kind>` of a message. */
+function messageEvent(kind: EventKind, message: MessageRecord): NewEvent {
+	return {
+		kind: `message.${kind}`,
+		accountId: message.accountId,
+		tenantId: message.tenantId,
+		environment: message.environment,
+		data: messageEventData[kind](message),
+	};
 }
 
 /** The writes of `also`, made in order: its parts' writes when it has parts. */

@@ -10,7 +10,7 @@ import { createTargetGuard } from "../transport/target-guard.ts";
 import { withFields } from "../with-fields.ts";
 import { applyMdn } from "./apply-mdn.ts";
 import { reportAttempt } from "./attempt-report.ts";
-import { alsoBoth, type OutboundAttempt, startOutboundAttempt } from "./attempts.ts";
+import { alsoBoth, endingJob, type OutboundAttempt, startOutboundAttempt } from "./attempts.ts";
 import { buildOutbound, partnerSwitches } from "./build-outbound.ts";
 import { createFailureHints } from "./failure-hints.ts";
 import { heldPayloads } from "./held-payloads.ts";
@@ -47,7 +47,9 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 		return bytes ? { payload: { size: bytes.byteLength, open: () => bytesBody(bytes) } } : {};
 	};
 
-	return async (job, { completeIn, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
+	return async (job, { completeIn, completion, rescheduleIn, confirmLease, leaseLost, handedOff }) => {
+		// The job ends in its outcome's transaction, or step (MessageSteps.settle).
+		const jobEnd = endingJob(completeIn, completion);
 		// A job starts from the record that committed with it when its submission handed it off, or
 		// from the one its claim read (issue #20: one SQLite transaction or PostgreSQL round trip
 		// less per message); it reads the store only when its lease ran out before it started.
@@ -71,7 +73,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				{ code: "PARTNER_NOT_FOUND", message: "the partner was deleted" },
 				at,
 				{},
-				completeIn,
+				jobEnd,
 			);
 			return;
 		}
@@ -183,7 +185,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 							errorCode: error.code,
 							errorMessage: error.message,
 						}),
-						completeIn,
+						jobEnd,
 					),
 				);
 				return;
@@ -204,7 +206,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "none", ...sent },
 					SENT_EVENT,
 					done,
-					alsoBoth(succeeded, completeIn),
+					alsoBoth(succeeded, jobEnd),
 				);
 				return;
 			}
@@ -217,7 +219,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 					{ status: "sent", mdnStatus: "pending", mdnDeadline: deadline, ...sent },
 					SENT_EVENT,
 					done,
-					alsoBoth(succeeded, completeIn),
+					alsoBoth(succeeded, jobEnd),
 				);
 				return;
 			}
@@ -239,7 +241,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 						mdnStatus: "failed",
 						...sent,
 					},
-					alsoBoth(succeeded, completeIn),
+					alsoBoth(succeeded, jobEnd),
 				);
 				return;
 			}
@@ -250,7 +252,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 				patch: { transmissionTimeMs: result.timeMs },
 				hint: (failure) => hints.afterMdn(message, partner, mdn, failure),
 				// The job ends with the outcome, in its transaction.
-				also: alsoBoth(succeeded, completeIn),
+				also: alsoBoth(succeeded, jobEnd),
 			});
 		} catch (error) {
 			// The job is another worker's now: its outcome is that worker's to record.
@@ -271,7 +273,7 @@ export function createSendHandler(deps: ServiceDeps, keys: KeyMaterial): JobHand
 			const outcome = { errorCode: code, errorMessage: text, ...(refusal ? answered(refusal) : {}) };
 			if (delay === null) {
 				const record = await attempt.finish({ outcome: "failed", ...outcome });
-				await failMessage(deps, message, { code, message: text }, failed, {}, alsoBoth(record, completeIn));
+				await failMessage(deps, message, { code, message: text }, failed, {}, alsoBoth(record, jobEnd));
 				return;
 			}
 			const next = new Date(failed.getTime() + delay * 1000);

@@ -21,6 +21,7 @@ import { planOf } from "../plans.ts";
 import { type Principal, requirePermission } from "../principal.ts";
 import { FieldChecks, fieldError } from "../validation-error.ts";
 import { messageEventData } from "../views/message-views.ts";
+import { withFields } from "../with-fields.ts";
 import { checkContentType } from "./content-types.ts";
 import { checkMessageHeaders } from "./custom-headers.ts";
 import { heldPayloads } from "./held-payloads.ts";
@@ -189,7 +190,7 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 					message: record,
 					usage: record.environment === "live" ? liveSendCounters(account, record.bytes, at) : undefined,
 					withId: (id) => {
-						const named = { ...record, id };
+						const named = withFields(record, { id });
 						const index = epcisIndexJob(named, at);
 						return {
 							events: [stepEvent(queuedEvent(named), at)],
