@@ -159,6 +159,18 @@ describe("a live message whose first attempt failed", () => {
 		const sent = await settled(liveKey, id, ["sent", "failed", "delivered"]);
 		expect(sent).toMatchObject({ status: "sent", attempts: 2, mdn_status: "pending", error_code: null });
 		expect(sent.error_message).toBeNull();
+		// The send's outcome is one store step (MessageSteps.settle), its event made from the message
+		// as the job held it with the patch: what it says is what the message says.
+		await waitFor(() => eventsOf(id).some((request) => request.json.event === "message.sent"), "message.sent");
+		const sentEvent = eventsOf(id).find((request) => request.json.event === "message.sent")!.json.data;
+		expect(sentEvent).toMatchObject({
+			id,
+			message_id: sent.message_id,
+			status: "sent",
+			attempts: 2,
+			sent_at: sent.sent_at,
+			transmission_time_ms: sent.transmission_time_ms,
+		});
 
 		const tenantAs2Id = (await call(server.base, "GET", `/v1/tenants/${owner.tenantId}`, { token: liveKey })).json.data
 			.as2_id;

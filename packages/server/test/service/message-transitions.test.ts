@@ -1,17 +1,19 @@
 /**
  * message-transitions.ts: a move with no event and nothing else is one conditional update and
- * runs without a transaction of its own (no BEGIN and COMMIT on PostgreSQL); any other move
- * runs in one, with its events.
+ * runs without a transaction of its own (no BEGIN and COMMIT on PostgreSQL); a move whose
+ * writes all carry their data (a send's outcome: its attempt and the job's end) is one step of
+ * the store (MessageSteps.settle); any other move runs in a transaction, with its events.
  */
-import type { As2Store, MessageRecord } from "@as2kit/core/store";
+import type { As2Store, MessageAttemptRecord, MessageRecord, SettleStep } from "@as2kit/core/store";
 import { describe, expect, it } from "vitest";
-import { alsoBoth } from "../../src/service/messages/attempts.ts";
+import { alsoBoth, endingJob } from "../../src/service/messages/attempts.ts";
 import {
 	type AlsoInTransaction,
 	NO_EVENTS,
 	type TransitionDeps,
 	transitionMessage,
 } from "../../src/service/messages/message-transitions.ts";
+import { messageEventData } from "../../src/service/views/message-views.ts";
 
 const message = {
 	id: "msg_000001",
@@ -119,5 +121,85 @@ describe("transitionMessage", () => {
 		);
 		await transitionMessage(deps, message, ["processing"], { status: "sent" }, () => ["sent"], new Date(), whole);
 		expect(calls).toEqual(["transaction", "transition", "part", "event"]);
+	});
+
+	it("makes a move whose writes all carry their data one step, its events made from the message with the patch", async () => {
+		const { calls, deps } = recordingStore();
+		const steps: SettleStep[] = [];
+		let ended: boolean | null = null;
+		Object.assign(deps.store, {
+			messageSteps: {
+				settle: async (step: SettleStep) => {
+					calls.push("step");
+					steps.push(step);
+					return { moved: { ...message, ...step.patch }, jobCompleted: true, fanOut: false };
+				},
+			},
+		});
+		const attempt = { messageId: message.id, number: 1 } as MessageAttemptRecord;
+		const also = alsoBoth(
+			Object.assign(async () => {}, { asStep: { attempt } }),
+			endingJob(async () => {}, {
+				jobId: "7",
+				workerId: "w1",
+				ended: (completed) => {
+					ended = completed;
+				},
+			}),
+		);
+		const at = new Date("2026-03-01T09:00:00.000Z");
+		const processing = { ...message, status: "processing", attempts: 2, messageId: "abc@x" } as MessageRecord;
+		const patch = {
+			status: "delivered" as const,
+			deliveredAt: at,
+			sentAt: at,
+			transmissionTimeMs: 12,
+			mdnStatus: undefined,
+		};
+		const moved = await transitionMessage(
+			deps,
+			processing,
+			["processing"],
+			patch,
+			() => ["sent", "delivered"],
+			at,
+			also,
+		);
+		expect(calls).toEqual(["step"]);
+		expect(moved?.status).toBe("delivered");
+		expect(ended).toBe(true);
+		const [step] = steps;
+		expect(step).toMatchObject({
+			id: message.id,
+			from: ["processing"],
+			attempt,
+			completeJob: { id: "7", workerId: "w1" },
+		});
+		// The move's own fields (updatedAt, no error) are in the patch the step writes, as in a transaction.
+		expect(step!.patch).toMatchObject({ status: "delivered", errorCode: null, errorMessage: null, updatedAt: at });
+		// An undefined field of the patch changes nothing, in the row the events are made from too.
+		const expected = { ...processing, ...step!.patch, mdnStatus: processing.mdnStatus };
+		expect(step!.events.map((event) => [event.kind, event.data, event.createdAt])).toEqual([
+			["message.sent", messageEventData.sent(expected), at],
+			["message.delivered", messageEventData.delivered(expected), at],
+		]);
+		expect(step!.events[1]!.data).toMatchObject({ attempts: 2, message_id: "abc@x", status: "delivered" });
+	});
+
+	it("moves in a transaction when a part of its writes has no data for a step", async () => {
+		const { calls, deps } = recordingStore();
+		Object.assign(deps.store, {
+			messageSteps: {
+				settle: async () => {
+					throw new Error("no step expected");
+				},
+			},
+		});
+		const also = alsoBoth(
+			Object.assign(async () => void calls.push("attempt"), { asStep: { attempt: {} as MessageAttemptRecord } }),
+			endingJob(async () => void calls.push("end"), undefined),
+		);
+		await transitionMessage(deps, message, ["processing"], { status: "sent" }, () => ["sent"], new Date(), also);
+		expect(calls).toEqual(["transaction", "transition", "attempt", "end", "event"]);
 	});
 });
