@@ -45,9 +45,11 @@ function usage(tx: As2Store, step: SubmitStep): Promise<unknown> | undefined {
 /** The events in order (their ids and `seq` keep it); whether any fanned out. */
 async function appendEvents(tx: As2Store, events: readonly StepEvent[], fanOut: EventFanOut): Promise<boolean> {
 	const written = events.map((event) => tx.events.appendNewWithFanOut(event, fanOut));
-	let any = false;
-	for (const one of written) any = (await one).fanOut || any;
-	return any;
+	// Every event's call observed, not only up to the first that fails: on PostgreSQL the calls
+	// written behind a failed statement are refused too, and a refusal nobody awaits is an
+	// unhandled rejection (the conformance test "message steps - settle whose attempt's number
+	// exists …" showed it, a second event refused with "prepared statement … does not exist").
+	return (await Promise.all(written)).some((one) => one.fanOut);
 }
 
 function enqueue(tx: As2Store, { lease, ...job }: StepJob, now: Date): Promise<JobRecord | null> {
