@@ -15,6 +15,7 @@ import { jobTests } from "./suites/jobs.ts";
 import { limitTests } from "./suites/limits.ts";
 import { messageAttemptTests } from "./suites/message-attempts.ts";
 import { messageFilterTests } from "./suites/message-filters.ts";
+import { messageStepsTests } from "./suites/message-steps.ts";
 import { messageTests } from "./suites/messages.ts";
 import { partnerTests } from "./suites/partners.ts";
 import { tenantTests } from "./suites/tenants.ts";
@@ -37,6 +38,7 @@ const SUITES = {
 	...jobTests,
 	...transactionTests,
 	...commitWithTests,
+	...messageStepsTests,
 	...webhookTests,
 } satisfies Record<string, ConformanceTest>;
 

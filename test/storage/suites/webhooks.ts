@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { at, T0 } from "./fixtures.ts";
 import type { ConformanceTest } from "./types.ts";
 
-const endpoint = (id: string, overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord => ({
+export const endpoint = (id: string, overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord => ({
 	id,
 	accountId: "acc_000001",
 	tenantId: "tnt_000001",
