@@ -129,6 +129,31 @@ describe.skipIf(url === null)("PgConnection transactions", () => {
 		expect(await stored()).toEqual(["taken"]);
 	});
 
+	it("rejects with the first statement's error, not a refused Bind of a statement prepared behind it (26000)", async () => {
+		await scratchTable();
+		await connection.transaction((runner) => insert(runner, "taken"));
+		// A text new to the connection, used twice behind the failure: node-postgres writes its Parse
+		// once and only a Bind the second time; the Parse is refused in the aborted transaction, and
+		// so is the Bind, as "prepared statement … does not exist" (26000), not 25P02. Awaited first,
+		// that refusal is what the body rejects with (the conformance test "message steps - settle
+		// whose attempt's number exists …" met it through stepsByCalls).
+		const fresh = `insert into wire_probe (id) values ($1) -- ${Math.random()}`;
+		const outcome = connection.transaction(async (runner) => {
+			const failing = insert(runner, "taken");
+			const first = runner.query(fresh, ["x"]);
+			const second = runner.query(fresh, ["y"]);
+			failing.catch(() => {});
+			first.catch(() => {});
+			await second;
+		});
+		await expect(outcome).rejects.toMatchObject({ code: "CONFLICT", details: { target: "wire_probe.id" } });
+		expect(await stored()).toEqual(["taken"]);
+		// The connection (the pool's only one) prepares the text again: its refused Parse left no trace.
+		await connection.transaction((runner) => runner.query(fresh, ["z"]));
+		await connection.root.query(fresh, ["w"]);
+		expect(await stored()).toEqual(["taken", "w", "z"]);
+	});
+
 	it("runs a drizzle statement of a transaction once: drizzle's queries run again on every `then`", async () => {
 		await scratchTable();
 		await connection.transaction((runner) =>

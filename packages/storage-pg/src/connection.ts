@@ -246,14 +246,16 @@ class TransactionWire {
 
 	/**
 	 * The error a failed transaction rejects with: a statement refused because an earlier one
-	 * aborted the transaction (25P02) gives way to that earlier one. Callers of statements sent
+	 * aborted the transaction (25P02, or 26000 for a Bind whose Parse was refused) gives way to
+	 * that earlier one. Callers of statements sent
 	 * together see their failures in the order their promises settle, which is not the order
 	 * written (the first statement's answer waits for BEGIN's too), so the body may well reject
 	 * with the refusal; its cause is what the caller needs (a unique violation is CONFLICT).
 	 */
 	async causeOf(error: unknown): Promise<unknown> {
 		await Promise.all(this.noted);
-		return pgError(error)?.code === ABORTED_TRANSACTION && this.firstError ? this.firstError.error : error;
+		const code = pgError(error)?.code;
+		return (code === ABORTED_TRANSACTION || code === UNPREPARED) && this.firstError ? this.firstError.error : error;
 	}
 
 	/** Notes the outcome of a statement written now, in the order written; BEGIN is not `counted` as unanswered. */
@@ -398,6 +400,11 @@ function pgError(error: unknown): { code?: string; table?: string; constraint?: 
 
 /** SQLSTATE 25P02: a statement refused because an earlier one aborted its transaction. */
 const ABORTED_TRANSACTION = "25P02";
+/**
+ * SQLSTATE 26000: a Bind of a statement whose Parse, written just before it in the same write,
+ * was refused by the aborted transaction (node-postgres writes a named statement's Parse once).
+ */
+const UNPREPARED = "26000";
 
 /**
  * Text PostgreSQL cannot take: NUL (U+0000) in a text value or parameter is 22021 (invalid
