@@ -91,6 +91,15 @@ describe("configFromEnv", () => {
 		expect(() => configFromEnv({ AS2_EPCIS_THREAD_MEMORY_MB: "16" })).toThrow(/AS2_EPCIS_THREAD_MEMORY_MB/);
 	});
 
+	it("refuses an empty HOST, DATABASE_URL, BLOB_DIR or AS2_DATA_DIR, naming it, rather than read it as a place", () => {
+		// `HOST=` in a compose file or an EnvironmentFile: Node would listen on every interface, an
+		// empty DATABASE_URL failed with "ENOENT … open ''", empty directories meant the working one.
+		for (const name of ["HOST", "DATABASE_URL", "BLOB_DIR", "AS2_DATA_DIR"]) {
+			expect(() => configFromEnv({ [name]: "" }), name).toThrow(new RegExp(`${name}: .*empty`));
+		}
+		expect(configFromEnv({}).HOST).toBe("127.0.0.1");
+	});
+
 	it("takes DATABASE_URL as given: a postgres:// URL selects storage-pg (open-store.ts)", () => {
 		const url = "postgres://as2kit:secret@db.internal:5432/as2kit";
 		expect(configFromEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);

@@ -25,6 +25,13 @@ const optionalText = v.optional(
 	),
 	"",
 );
+/**
+ * A place (an address, a path, a URL), `fallback` when unset. Set but empty (`HOST=` in a compose
+ * file or an EnvironmentFile) it is refused: Node would listen on every interface for an empty
+ * host, and an empty path is the working directory.
+ */
+const place = (fallback: string) =>
+	v.optional(v.pipe(v.string(), v.nonEmpty(`must not be empty: unset it for the default, ${fallback}`)), fallback);
 const seconds = (fallback: string) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), fallback);
 const secondsList = (fallback: string) =>
 	v.optional(
@@ -43,13 +50,13 @@ const decimal = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number)
 /** The environment variables of decisions.md (Running the reference server), checked. */
 const envSchema = v.object({
 	PORT: port("8080"),
-	HOST: v.optional(v.string(), "127.0.0.1"),
+	HOST: place("127.0.0.1"),
 	AS2_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))),
-	DATABASE_URL: v.optional(v.string(), "./data/as2.sqlite"),
+	DATABASE_URL: place("./data/as2.sqlite"),
 	/** PostgreSQL connections an instance keeps at most (README, "Running several instances"). */
 	DATABASE_POOL_SIZE: v.optional(count(1), "10"),
-	BLOB_DIR: v.optional(v.string(), "./data/blobs"),
-	AS2_DATA_DIR: v.optional(v.string(), "./data"),
+	BLOB_DIR: place("./data/blobs"),
+	AS2_DATA_DIR: place("./data"),
 	AS2_ALLOW_HTTP: flag,
 	AS2_ALLOW_PRIVATE_TARGETS: flag,
 	AS2_DEFAULT_PLAN: v.optional(v.picklist(PLAN_NAMES), "free"),

@@ -68,6 +68,26 @@ describe("npm start", () => {
 		expect(status).toBe(200);
 		expect(await exited).toBe(0);
 	});
+
+	it("refuses an empty HOST before it listens: exits 1 naming the variable, not serving every interface", async () => {
+		dir = mkdtempSync(join(tmpdir(), "as2kit-start-"));
+		child = spawn(process.execPath, [join(REPO, "packages/server/dist/bin/start.js")], {
+			cwd: dir,
+			env: { ...process.env, HOST: "", PORT: "0", AS2_DATA_DIR: dir, LOG_LEVEL: "info" },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let output = "";
+		child.stdout!.on("data", (chunk: Buffer) => {
+			output += chunk.toString();
+		});
+		child.stderr!.on("data", (chunk: Buffer) => {
+			output += chunk.toString();
+		});
+		const code = await new Promise<number | null>((r) => child!.once("exit", (exitCode) => r(exitCode)));
+		expect(code, output).toBe(1);
+		expect(output).toMatch(/invalid configuration:\n {2}HOST: .*empty/);
+		expect(output).not.toContain("as2kit listening");
+	});
 });
 
 /** The JSON of the README's `curl … <path> … -d '…'` line: what a newcomer sends. */
