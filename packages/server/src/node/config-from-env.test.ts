@@ -100,6 +100,28 @@ describe("configFromEnv", () => {
 		expect(configFromEnv({}).HOST).toBe("127.0.0.1");
 	});
 
+	it("refuses an AS2_PUBLIC_URL partners could not send async MDNs to: not http(s), with credentials, a query or a fragment", () => {
+		for (const url of ["https://as2.example.com", "http://127.0.0.1:8080", "https://as2.example.com/edi/"])
+			expect(configFromEnv({ AS2_PUBLIC_URL: url }).AS2_PUBLIC_URL).toBe(url);
+		for (const url of [
+			"as2.example.com",
+			"ftp://as2.example.com",
+			"https://u:p@as2.example.com",
+			"https://x.example/?a=1",
+			"https://x.example/#f",
+		])
+			expect(() => configFromEnv({ AS2_PUBLIC_URL: url }), url).toThrow(/AS2_PUBLIC_URL: /);
+		expect(configFromEnv({}).AS2_PUBLIC_URL).toBeNull();
+	});
+
+	it("refuses a worker of no slots and a lease of no time: messages would stay queued, or every job be claimed again at once", () => {
+		expect(configFromEnv({}).AS2_WORKER_CONCURRENCY).toBe(16);
+		expect(configFromEnv({ AS2_WORKER_CONCURRENCY: "2" }).AS2_WORKER_CONCURRENCY).toBe(2);
+		expect(() => configFromEnv({ AS2_WORKER_CONCURRENCY: "0" })).toThrow(/AS2_WORKER_CONCURRENCY/);
+		expect(configFromEnv({ AS2_JOB_LEASE_SECONDS: "2" }).AS2_JOB_LEASE_SECONDS).toBe(2);
+		expect(() => configFromEnv({ AS2_JOB_LEASE_SECONDS: "0" })).toThrow(/AS2_JOB_LEASE_SECONDS/);
+	});
+
 	it("takes DATABASE_URL as given: a postgres:// URL selects storage-pg (open-store.ts)", () => {
 		const url = "postgres://as2kit:secret@db.internal:5432/as2kit";
 		expect(configFromEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);

@@ -32,6 +32,32 @@ const optionalText = v.optional(
  */
 const place = (fallback: string) =>
 	v.optional(v.pipe(v.string(), v.nonEmpty(`must not be empty: unset it for the default, ${fallback}`)), fallback);
+/**
+ * The deployment's public base URL: async MDN receipts are `<it>/as2/receive` (send.ts), so an
+ * http(s) URL with no credentials, query or fragment, which a partner can POST to.
+ */
+const publicUrl = v.optional(
+	v.pipe(
+		v.string(),
+		v.transform((s) => (s === "" ? null : s)),
+		v.check(
+			(s) => s === null || isBaseUrl(s),
+			"must be the http(s):// base URL partners reach, without credentials, query or fragment",
+		),
+	),
+	"",
+);
+
+function isBaseUrl(text: string): boolean {
+	if (!/^https?:\/\//i.test(text)) return false;
+	try {
+		const url = new URL(text);
+		return !url.username && !url.password && !url.search && !url.hash && !text.includes("?") && !text.includes("#");
+	} catch {
+		return false;
+	}
+}
+
 const seconds = (fallback: string) => v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), fallback);
 const secondsList = (fallback: string) =>
 	v.optional(
@@ -67,7 +93,7 @@ const envSchema = v.object({
 	AS2_WIRE_CAPTURE: flagOn,
 	AS2_REGISTRATION_CODE: optionalText,
 	AS2_MASTER_KEY: optionalText,
-	AS2_PUBLIC_URL: optionalText,
+	AS2_PUBLIC_URL: publicUrl,
 	AS2_METRICS_TOKEN: optionalText,
 	AS2_TRUST_PROXY: flag,
 	/** Exact origins allowed to call the API from a browser (a console on another origin); none by default. */
@@ -89,8 +115,9 @@ const envSchema = v.object({
 	),
 	AS2_SHUTDOWN_TIMEOUT_SECONDS: seconds("30"),
 	AS2_LINGER_SECONDS: seconds("30"),
-	AS2_JOB_LEASE_SECONDS: seconds("60"),
-	AS2_WORKER_CONCURRENCY: seconds("16"),
+	// A lease of no time is lost at once, and a worker of no slots claims nothing (`--role api` runs none).
+	AS2_JOB_LEASE_SECONDS: v.optional(count(1), "60"),
+	AS2_WORKER_CONCURRENCY: v.optional(count(1), "16"),
 	AS2_RECEIVE_BURST: seconds("2000"),
 	AS2_RECEIVE_PER_SECOND: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number)), "500"),
 	AS2_RECEIVE_CONCURRENCY: v.optional(

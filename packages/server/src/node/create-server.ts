@@ -221,8 +221,7 @@ export async function startServer(config: EnvConfig, options: { logger?: Logger 
  * derived URL promises; partners elsewhere need AS2_PUBLIC_URL.
  */
 function listenerBaseUrl(config: EnvConfig, address: AddressInfo, tls: boolean): string {
-	const host =
-		config.HOST === "0.0.0.0" || config.HOST === "" ? "127.0.0.1" : config.HOST === "::" ? "::1" : config.HOST;
+	const host = config.HOST === "0.0.0.0" ? "127.0.0.1" : config.HOST === "::" ? "::1" : config.HOST;
 	return `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
 }
 

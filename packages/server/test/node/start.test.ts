@@ -69,24 +69,35 @@ describe("npm start", () => {
 		expect(await exited).toBe(0);
 	});
 
-	it("refuses an empty HOST before it listens: exits 1 naming the variable, not serving every interface", async () => {
+	it("refuses a configuration it cannot run as asked before it listens: exits 1 naming the variable", async () => {
 		dir = mkdtempSync(join(tmpdir(), "as2kit-start-"));
-		child = spawn(process.execPath, [join(REPO, "packages/server/dist/bin/start.js")], {
-			cwd: dir,
-			env: { ...process.env, HOST: "", PORT: "0", AS2_DATA_DIR: dir, LOG_LEVEL: "info" },
-			stdio: ["ignore", "pipe", "pipe"],
-		});
-		let output = "";
-		child.stdout!.on("data", (chunk: Buffer) => {
-			output += chunk.toString();
-		});
-		child.stderr!.on("data", (chunk: Buffer) => {
-			output += chunk.toString();
-		});
-		const code = await new Promise<number | null>((r) => child!.once("exit", (exitCode) => r(exitCode)));
-		expect(code, output).toBe(1);
-		expect(output).toMatch(/invalid configuration:\n {2}HOST: .*empty/);
-		expect(output).not.toContain("as2kit listening");
+		const refusals: Record<string, [string, RegExp]> = {
+			// Node would listen on every interface.
+			HOST: ["", /HOST: must not be empty/],
+			// Partners would be asked to send async MDNs where they cannot.
+			AS2_PUBLIC_URL: ["as2.example.com", /AS2_PUBLIC_URL: must be the http\(s\):\/\/ base URL/],
+			// Messages would stay queued.
+			AS2_WORKER_CONCURRENCY: ["0", /AS2_WORKER_CONCURRENCY: /],
+		};
+		for (const [name, [value, expected]] of Object.entries(refusals)) {
+			child = spawn(process.execPath, [join(REPO, "packages/server/dist/bin/start.js")], {
+				cwd: dir,
+				env: { ...process.env, [name]: value, PORT: "0", AS2_DATA_DIR: dir, LOG_LEVEL: "info" },
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			let output = "";
+			child.stdout!.on("data", (chunk: Buffer) => {
+				output += chunk.toString();
+			});
+			child.stderr!.on("data", (chunk: Buffer) => {
+				output += chunk.toString();
+			});
+			const code = await new Promise<number | null>((r) => child!.once("exit", (exitCode) => r(exitCode)));
+			expect(code, `${name}: ${output}`).toBe(1);
+			expect(output).toMatch(/invalid configuration:/);
+			expect(output).toMatch(expected);
+			expect(output).not.toContain("as2kit listening");
+		}
 	});
 });
 
