@@ -246,6 +246,27 @@ describe("as2kit usage and input errors", () => {
 		expect(run.stderr).toContain(`as2kit ${args[0]} --help`);
 	});
 
+	it("keygen refuses a --name that would put its files outside --out (exit 2), writing nothing", () => {
+		for (const name of ["../escaped", "sub/dir", "..\\win", ".", ".."]) {
+			const run = as2kit("keygen", "--name", name, "--out", path("names"));
+			expect(run.code, name).toBe(2);
+			expect(run.json.error.message).toContain("--name");
+		}
+		expect(() => readFileSync(join(work.dir, "escaped.key.pem"))).toThrow(/ENOENT/);
+		// A name with spaces and punctuation is a file name like any other.
+		expect(ok(as2kit("keygen", "--name", "Acme Corp. (2026)", "--out", path("names"))).json.key).toBe(
+			path("names/Acme Corp. (2026).key.pem"),
+		);
+	});
+
+	it("keygen never overwrites a key: the same --name and --out again is exit 3, the key unchanged", () => {
+		const key = readFileSync(path("alice.key.pem"), "utf8");
+		const again = as2kit("keygen", "--name", "alice", "--out", work.dir);
+		expect(again.code).toBe(3);
+		expect(again.json.error.message).toContain("alice.key.pem");
+		expect(readFileSync(path("alice.key.pem"), "utf8")).toBe(key);
+	});
+
 	it("exits 2 for an unknown command, listing the commands", () => {
 		const run = as2kit("verify");
 		expect(run.code).toBe(2);
