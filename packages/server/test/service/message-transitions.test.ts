@@ -186,6 +186,16 @@ describe("transitionMessage", () => {
 		expect(step!.events[1]!.data).toMatchObject({ attempts: 2, message_id: "abc@x", status: "delivered" });
 	});
 
+	it("moves in a transaction, as ever, on a store without steps (SQLite), though every write carries its data", async () => {
+		const { calls, deps } = recordingStore();
+		const also = alsoBoth(
+			Object.assign(async () => void calls.push("attempt"), { asStep: { attempt: {} as MessageAttemptRecord } }),
+			endingJob(async () => void calls.push("end"), { jobId: "7", workerId: "w1", ended: () => {} }),
+		);
+		await transitionMessage(deps, message, ["processing"], { status: "sent" }, () => ["sent"], new Date(), also);
+		expect(calls).toEqual(["transaction", "transition", "attempt", "end", "event"]);
+	});
+
 	it("moves in a transaction when a part of its writes has no data for a step", async () => {
 		const { calls, deps } = recordingStore();
 		Object.assign(deps.store, {

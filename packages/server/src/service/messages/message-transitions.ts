@@ -73,7 +73,9 @@ export async function transitionMessage(
 	also?: AlsoInTransaction,
 ): Promise<MessageRecord | null> {
 	const fullPatch = withFields(patch, clearedError(patch, at));
-	const step = also?.writesAtOnce ? also.asStep : undefined;
+	// A step where the store has steps (storage-pg); otherwise the transaction below, as before
+	// (on SQLite the same statements: see submit.ts on the POST's p99).
+	const step = also?.writesAtOnce && deps.store.messageSteps ? also.asStep : undefined;
 	const move = (store: As2Store) => store.messages.transition(message.id, from, fullPatch);
 	const moved = await (step
 		? settleStep(deps.store, message, from, fullPatch, events, at, step)

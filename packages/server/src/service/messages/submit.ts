@@ -3,6 +3,7 @@ import { As2Error, createMessageId, stripMessageId } from "@as2kit/core";
 import {
 	type As2Store,
 	type BlobInfo,
+	commitWith,
 	type MessagePriority,
 	type MessageRecord,
 	messageSteps,
@@ -156,32 +157,36 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 				createdAt: at,
 				updatedAt: at,
 			});
-			// The message, its state, `message.queued` and its jobs in one step (MessageSteps.submit:
-			// on PostgreSQL one statement, issue #20). Not when a write decides on an answer: the
-			// count against a plan's allowance refuses past it, a resend's link reads the original
-			// before it writes; those go call by call in a transaction, each awaited.
+			// The message, its state, `message.queued` and its jobs in one step where the store has
+			// steps (MessageSteps.submit: on PostgreSQL one statement, issue #20). Not when a write
+			// decides on an answer: the count against a plan's allowance refuses past it, a resend's
+			// link reads the original before it writes; those are awaited, and COMMIT follows. On a
+			// store without steps (SQLite, where a statement costs no round trip) the same calls in
+			// the transaction as before: made of `stepsByCalls`, the POST's p99 at 300/s read higher
+			// in 7 of 10 pairs, at the same CPU (docs/performance-storage.md, stop 37).
 			const decides =
 				input.resentFrom !== undefined ||
 				(principal.environment === "live" &&
 					planOf(account.plan, config.enterpriseLimits).monthlyLiveMessages !== null);
-			const message = decides
-				? await store.transaction(async (transaction) => {
-						const tx = sendJob.watch(transaction);
-						// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
-						const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
-						const record = newRecord(tenant!.as2Id);
-						record.id = await tx.messages.createNew(record);
-						await together([
-							input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
-							record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
-							recordEvent(tx, queuedEvent(record), at),
-							sendJob.enqueue(tx, sendJobOf(record, at), at, record),
-							// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
-							enqueueEpcisIndex(tx, record, at),
-						]);
-						return record;
-					})
-				: await submitStep(newRecord((await configs.tenant(principal.accountId, principal.tenantId))!.as2Id));
+			const message =
+				decides || !store.messageSteps
+					? await store.transaction(async (transaction) => {
+							const tx = sendJob.watch(transaction);
+							// Read here, not before: in the transaction it costs no SQLite transaction of its own (issue #20).
+							const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
+							const record = newRecord(tenant!.as2Id);
+							record.id = await tx.messages.createNew(record);
+							await (decides ? together : (calls: readonly (Promise<unknown> | undefined)[]) => commitWith(tx, calls))([
+								input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
+								record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
+								recordEvent(tx, queuedEvent(record), at),
+								sendJob.enqueue(tx, sendJobOf(record, at), at, record),
+								// EPCIS (issue #7): an XML payload's events are indexed by a job of their own; nothing here waits for it.
+								enqueueEpcisIndex(tx, record, at),
+							]);
+							return record;
+						})
+					: await submitStep(newRecord((await configs.tenant(principal.accountId, principal.tenantId))!.as2Id));
 			/** The step, with the send job handed to this process's worker when it has a free slot (hand-off.ts). */
 			async function submitStep(record: MessageRecord): Promise<MessageRecord> {
 				const lease = sendJob.lease(sendJobOf(record, at), at);
