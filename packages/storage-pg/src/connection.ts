@@ -3,6 +3,7 @@ import { As2Error, isAs2Error } from "@as2kit/core";
 import { type TransactionChecks, transactionChecks } from "@as2kit/core/store";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
+import type { AutocommitLane } from "./autocommit-lane.ts";
 import * as schema from "./schema.ts";
 import { describedQuery, type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
@@ -45,11 +46,17 @@ export class PgConnection {
 		private readonly pool: pg.Pool,
 		/** The root store used inside a transaction's body fails, when on (`transactionChecks`). */
 		private readonly checks: TransactionChecks = transactionChecks(false),
+		/** Root statements' connection, shared by concurrent callers (autocommit-lane.ts). */
+		private readonly lane: AutocommitLane | null = null,
 	) {
 		this.db = drizzle(pool, { schema });
 	}
 
-	/** Statements outside any transaction, each on a pooled connection. */
+	/**
+	 * Statements outside any transaction: drizzle's (`run`: lists, searches, reads of any length)
+	 * each on a pooled connection; the prepared ones (`query`: single-row writes and key reads)
+	 * on the shared connection when there is one (autocommit-lane.ts), else on a pooled one.
+	 */
 	readonly root: Runner = {
 		run: (op) => {
 			this.refuseInsideBody();
@@ -58,7 +65,10 @@ export class PgConnection {
 		atomic: (op) => this.transaction((runner) => runner.atomic(op)),
 		query: (text, values, decode) => {
 			this.refuseInsideBody();
-			return translate(() => namedQuery(this.pool, text, values, decode));
+			const pooled = () => namedQuery(this.pool, text, values, decode);
+			const lane = this.lane;
+			if (!lane) return translate(pooled);
+			return translate(() => lane.run((client) => namedQuery(client, text, values, decode), pooled));
 		},
 	};
 
@@ -376,7 +386,7 @@ const statementNames = new Map<string, string>();
  * (TransactionWire.with relies on it).
  */
 async function namedQuery<R>(
-	client: pg.Pool | pg.PoolClient,
+	client: pg.Pool | pg.ClientBase,
 	text: string,
 	values: readonly unknown[],
 	decode?: (row: TextRow) => R,

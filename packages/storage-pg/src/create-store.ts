@@ -1,5 +1,6 @@
 import { type As2Store, checkTransactionsByDefault, transactionChecks } from "@as2kit/core/store";
 import pg from "pg";
+import { AutocommitLane } from "./autocommit-lane.ts";
 import { PgConnection, type Runner } from "./connection.ts";
 import { applyMigrations } from "./migrate.ts";
 import { createAccountStore, createMembershipStore, createUserStore } from "./repositories/accounts.ts";
@@ -25,6 +26,11 @@ export interface PgStoreOptions {
 	url: string;
 	/** Connections in this instance's pool; default 10. */
 	poolSize?: number;
+	/**
+	 * The statements outside transactions share one more connection, several in a write
+	 * (autocommit-lane.ts); false sends each on a pooled connection. Default true.
+	 */
+	sharedConnection?: boolean;
 	/** How long a statement may run, and a caller may wait for a pooled connection (ms); default 60000. */
 	timeoutMs?: number;
 	/**
@@ -66,9 +72,23 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 		await pool.end();
 		throw error;
 	}
+	const lane =
+		options.sharedConnection === false
+			? null
+			: new AutocommitLane(
+					() =>
+						new pg.Client({
+							connectionString: options.url,
+							connectionTimeoutMillis: timeoutMs,
+							statement_timeout: timeoutMs,
+							application_name: "as2kit-lane",
+							pipeline: true,
+						}),
+				);
 	const connection = new PgConnection(
 		pool,
 		transactionChecks(options.checkTransactions ?? checkTransactionsByDefault()),
+		lane,
 	);
 	// One connection of its own for the DDL of new id sequences (repositories/ids.ts), let go when idle.
 	const ddl = new pg.Pool({
@@ -111,7 +131,7 @@ export async function createPgStore(options: PgStoreOptions): Promise<As2Store> 
 			// One statement a step, outside any transaction (a single statement is atomic).
 			...(inTransaction ? {} : { messageSteps: createMessageSteps(runner, ensureSequence) }),
 			close: () => {
-				closed ??= Promise.all([pool.end(), ddl.end()]).then(() => {});
+				closed ??= Promise.all([pool.end(), ddl.end(), lane?.close()]).then(() => {});
 				return closed;
 			},
 		};

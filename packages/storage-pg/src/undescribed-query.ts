@@ -69,7 +69,7 @@ const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unkn
  * pipelining, is written with) the queries before it.
  */
 export function undescribedQuery<R>(
-	on: pg.Pool | pg.PoolClient,
+	on: pg.Pool | pg.ClientBase,
 	name: string,
 	text: string,
 	values: readonly unknown[],
@@ -85,7 +85,7 @@ export function undescribedQuery<R>(
  * objects; made here as the undescribed ones are, so neither goes through a config object.
  */
 export function describedQuery<R>(
-	on: pg.Pool | pg.PoolClient,
+	on: pg.Pool | pg.ClientBase,
 	name: string,
 	text: string,
 	values: readonly unknown[],
@@ -114,7 +114,7 @@ export const firstText = (row: TextRow): string => row[0] as string;
 export const unread = (): null => null;
 
 /** Submits `query` on `on` and resolves to its result. */
-function submitted(on: pg.Pool | pg.PoolClient, query: pg.Query): Promise<pg.QueryResult> {
+function submitted(on: pg.Pool | pg.ClientBase, query: pg.Query): Promise<pg.QueryResult> {
 	return new Promise((resolve, reject) => {
 		const done = (error: Error | null, result?: pg.QueryResult) => (error ? reject(error) : resolve(result!));
 		(on.query as (query: unknown, values: undefined, callback: typeof done) => void).call(on, query, undefined, done);

@@ -1,0 +1,106 @@
+import type { Socket } from "node:net";
+import type pg from "pg";
+
+/**
+ * Statements written to the lane and not answered yet, past which a statement takes a pooled
+ * connection instead: PostgreSQL runs the lane's statements one after the other on one backend,
+ * so a deep queue means that backend is saturated (a pooled one runs in parallel) or that a
+ * statement is waiting for a lock and holds the ones behind it.
+ */
+export const LANE_DEPTH = 16;
+
+/**
+ * One pipelined connection shared by the statements that run outside any transaction (the root
+ * store's `Runner.query`: a message's steps, claims, counters, key reads). Each is atomic by
+ * itself, so statements of different callers may share a connection and a write: the socket is
+ * corked at the first statement of a turn of the event loop and uncorked in that turn's check
+ * phase (setImmediate), so every statement the turn's I/O callbacks sent goes to PostgreSQL in
+ * one write and one backend runs them back to back, instead of waking a pooled backend for each
+ * (issue #20; performance-storage.md, "One connection for concurrent steps (stop 38)").
+ *
+ * PostgreSQL runs pipelined statements in the order written, each in its own implicit
+ * transaction (node-postgres ends each with Sync): a failed statement does not touch the next.
+ * A statement waiting for a row lock holds the ones behind it until the lock is released or
+ * the statement_timeout ends it; past LANE_DEPTH unanswered statements, the next ones go to the
+ * pool (`run`'s `otherwise`), so a wait or a saturated backend never queues more than that.
+ */
+export class AutocommitLane {
+	private client: pg.Client | null = null;
+	private connecting: Promise<pg.Client> | null = null;
+	/** The connection whose socket is corked in this turn, if any. */
+	private corked: pg.Client | null = null;
+	private unanswered = 0;
+	private closed = false;
+
+	/** `open` makes an unconnected client with `pipeline: true`. */
+	constructor(private readonly open: () => pg.Client) {}
+
+	/**
+	 * Runs `send` (which must write its statement synchronously) on the lane's connection, or
+	 * `otherwise` when LANE_DEPTH statements are already waiting there.
+	 */
+	async run<T>(send: (client: pg.Client) => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+		if (this.unanswered >= LANE_DEPTH) return otherwise();
+		// Counted from here: statements waiting for the lane's connection to open count too.
+		this.unanswered++;
+		try {
+			const client = this.client ?? (await this.connect());
+			this.cork(client);
+			return await send(client);
+		} finally {
+			this.unanswered--;
+		}
+	}
+
+	/** Ends the connection; statements after it are refused. */
+	async close(): Promise<void> {
+		this.closed = true;
+		const client = this.client ?? (await this.connecting?.catch(() => null));
+		this.client = null;
+		await client?.end().catch(() => {});
+	}
+
+	private connect(): Promise<pg.Client> {
+		if (this.closed) return Promise.reject(new Error("storage-pg: the store is closed"));
+		this.connecting ??= this.opened().finally(() => {
+			this.connecting = null;
+		});
+		return this.connecting;
+	}
+
+	private async opened(): Promise<pg.Client> {
+		const client = this.open();
+		// A dropped connection (PostgreSQL restarted, the backend terminated) fails the statements
+		// written to it, as node-postgres rejects them; the next statement opens another. Listening
+		// also keeps an idle connection's 'error' from ending the process.
+		const drop = () => {
+			if (this.client === client) this.client = null;
+		};
+		client.on("error", drop);
+		client.on("end", drop);
+		try {
+			await client.connect();
+		} catch (error) {
+			await client.end().catch(() => {});
+			throw error;
+		}
+		if (this.closed) {
+			await client.end().catch(() => {});
+			throw new Error("storage-pg: the store is closed");
+		}
+		this.client = client;
+		return client;
+	}
+
+	private cork(client: pg.Client): void {
+		if (this.corked === client) return;
+		const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+		stream.cork();
+		this.corked = client;
+		// The check phase comes after every I/O callback of this turn: their statements join the write.
+		setImmediate(() => {
+			if (this.corked === client) this.corked = null;
+			stream.uncork();
+		});
+	}
+}
