@@ -86,4 +86,20 @@ describe("the built server on PostgreSQL's Unix socket", () => {
 		expect(open.rows.length).toBeGreaterThan(0);
 		expect(open.rows.length).toBeLessThanOrEqual(POOL_SIZE);
 	});
+
+	it("runs the statements outside transactions on one more connection, shared, on the socket", async () => {
+		const user = await register(server.base);
+		const answers = await Promise.all(
+			Array.from({ length: 5 }, () => call(server.base, "GET", "/v1/partners", { token: user.token })),
+		);
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+		// The shared connection (storage-pg's autocommit-lane.ts) is named apart from the pool's.
+		const shared = await onMaintenance((client) =>
+			client.query<{ port: number }>(
+				"select coalesce(client_port, 0) as port from pg_stat_activity where datname = $1 and application_name = 'as2kit-lane'",
+				[new URL(database.url).pathname.slice(1)],
+			),
+		);
+		expect(shared.rows).toEqual([{ port: -1 }]);
+	});
 });
