@@ -17,7 +17,7 @@ describe.skipIf(url === null)("AutocommitLane", () => {
 	let lanes: AutocommitLane[] = [];
 	let other: pg.Client;
 
-	const laneWith = (config: pg.ClientConfig = {}) => {
+	const laneWith = (config: pg.ClientConfig = {}, idleMs?: number) => {
 		const lane = new AutocommitLane(() => {
 			const client = new pg.Client({ connectionString: url ?? "", pipeline: true, ...config });
 			const stream = client.connection.stream as unknown as Record<"_write" | "_writev", (...a: unknown[]) => unknown>;
@@ -30,7 +30,7 @@ describe.skipIf(url === null)("AutocommitLane", () => {
 			}
 			opened.push(client);
 			return client;
-		});
+		}, idleMs);
 		lanes.push(lane);
 		return lane;
 	};
@@ -135,6 +135,19 @@ describe.skipIf(url === null)("AutocommitLane", () => {
 		await other.query("select pg_terminate_backend($1)", [pid]);
 		await expect(sleeping).rejects.toThrow();
 		await ended;
+		const next = await backendOf(lane);
+		expect(next).toBeTypeOf("number");
+		expect(next).not.toBe(pid);
+		expect(opened).toHaveLength(2);
+	});
+
+	it("keeps its connection while a statement runs, closes it once idle, and opens another for the next", async () => {
+		const lane = laneWith({}, 20);
+		const pid = await backendOf(lane);
+		// Longer than the idle time, but not idle: the connection stays.
+		await lane.run(query("select pg_sleep(0.1)"), refused);
+		expect(opened).toHaveLength(1);
+		await new Promise((resolve) => (opened[0] as pg.Client).once("end", resolve));
 		const next = await backendOf(lane);
 		expect(next).toBeTypeOf("number");
 		expect(next).not.toBe(pid);

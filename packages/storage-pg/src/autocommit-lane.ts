@@ -10,6 +10,14 @@ import type pg from "pg";
 export const LANE_DEPTH = 16;
 
 /**
+ * A connection idle this long is closed, as the pool's are (node-postgres' `idleTimeoutMillis`):
+ * one idle for hours may have been dropped on the way (a NAT's or a firewall's idle timeout)
+ * without a word, and its next statement would wait for TCP to give up. The next statement
+ * opens another.
+ */
+export const LANE_IDLE_MS = 10_000;
+
+/**
  * One pipelined connection shared by the statements that run outside any transaction (the root
  * store's `Runner.query`: a message's steps, claims, counters, key reads). Each is atomic by
  * itself, so statements of different callers may share a connection and a write: the socket is
@@ -31,9 +39,15 @@ export class AutocommitLane {
 	private corked: pg.Client | null = null;
 	private unanswered = 0;
 	private closed = false;
+	/** When the last statement was answered (Date.now()), and the timer that closes an idle connection. */
+	private answeredAt = 0;
+	private idleTimer: NodeJS.Timeout | null = null;
 
 	/** `open` makes an unconnected client with `pipeline: true`. */
-	constructor(private readonly open: () => pg.Client) {}
+	constructor(
+		private readonly open: () => pg.Client,
+		private readonly idleMs = LANE_IDLE_MS,
+	) {}
 
 	/**
 	 * Runs `send` (which must write its statement synchronously) on the lane's connection, or
@@ -49,12 +63,14 @@ export class AutocommitLane {
 			return await send(client);
 		} finally {
 			this.unanswered--;
+			if (this.unanswered === 0) this.idle();
 		}
 	}
 
 	/** Ends the connection; statements after it are refused. */
 	async close(): Promise<void> {
 		this.closed = true;
+		if (this.idleTimer) clearTimeout(this.idleTimer);
 		const client = this.client ?? (await this.connecting?.catch(() => null));
 		this.client = null;
 		await client?.end().catch(() => {});
@@ -90,6 +106,25 @@ export class AutocommitLane {
 		}
 		this.client = client;
 		return client;
+	}
+
+	/** Nothing is waiting: the connection is closed once nothing was sent for `idleMs` (one timer at a time). */
+	private idle(): void {
+		this.answeredAt = Date.now();
+		if (this.idleTimer || !this.client) return;
+		const check = () => {
+			this.idleTimer = null;
+			if (this.unanswered > 0 || !this.client) return;
+			const left = this.answeredAt + this.idleMs - Date.now();
+			if (left > 0) {
+				this.idleTimer = setTimeout(check, left).unref();
+				return;
+			}
+			const client = this.client;
+			this.client = null;
+			client.end().catch(() => {});
+		};
+		this.idleTimer = setTimeout(check, this.idleMs).unref();
 	}
 
 	private cork(client: pg.Client): void {
