@@ -191,4 +191,49 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 		}
 		expect(uncaught).toEqual([]);
 	});
+
+	// The statements outside transactions share one connection (storage-pg's autocommit-lane.ts):
+	// one that dies while idle (a restart, pg_terminate_backend) must not end the process either.
+	it("survives its shared connection dying while idle: no uncaught error, and a later statement opens another", async () => {
+		const database = await createTestDatabase();
+		const store = await createPgStore({ url: database.url });
+		const admin = new pg.Client({ connectionString: database.url });
+		await admin.connect();
+		const uncaught: unknown[] = [];
+		const record = (error: unknown) => uncaught.push(error);
+		process.on("uncaughtException", record);
+		const lanePids = async () =>
+			(
+				await admin.query<{ pid: number }>(
+					"select pid from pg_stat_activity where datname = current_database() and application_name = 'as2kit-lane'",
+				)
+			).rows.map((row) => row.pid);
+		try {
+			// messages.getById is a prepared statement outside any transaction: the shared connection's.
+			expect(await store.messages.getById("msg_000001")).toBeNull();
+			const [first] = await lanePids();
+			expect(first).toBeTypeOf("number");
+			await admin.query("select pg_terminate_backend($1)", [first]);
+			// A statement sent before the client has read the termination fails with it; bounded.
+			let failures = 0;
+			for (let i = 0; i < 100; i++) {
+				const answer = await store.messages.getById("msg_000001").then(
+					() => "answered",
+					() => "failed",
+				);
+				if (answer === "answered") break;
+				failures++;
+				await new Promise((resolve) => setTimeout(resolve, 10));
+			}
+			expect(failures).toBeLessThanOrEqual(1);
+			// The terminated backend may still be listed while it exits: the new one is the other.
+			expect((await lanePids()).filter((pid) => pid !== first)).toHaveLength(1);
+		} finally {
+			process.off("uncaughtException", record);
+			await admin.end();
+			await store.close();
+			await database.drop();
+		}
+		expect(uncaught).toEqual([]);
+	});
 });
