@@ -5,6 +5,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import type { AutocommitLane } from "./autocommit-lane.ts";
 import * as schema from "./schema.ts";
+import { unavailable } from "./unavailable.ts";
 import { describedQuery, type TextRow, undescribedQuery } from "./undescribed-query.ts";
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -428,7 +429,8 @@ const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
  * Unique violations (SQLSTATE 23505) become As2Error("CONFLICT") with `details.target` in the
  * form storage-sqlite gives (`users.email`, `partners.tenant_id, partners.as2_id`), read from
  * the error's table and the columns of its detail (`Key (email)=(…) already exists.`); text the
- * database cannot store becomes As2Error("VALIDATION_FAILED") (UNSTORABLE_TEXT).
+ * database cannot store becomes As2Error("VALIDATION_FAILED") (UNSTORABLE_TEXT); a database
+ * that cannot serve now (a connection cut or refused) As2Error("SERVICE_UNAVAILABLE") (unavailable.ts).
  */
 async function translate<T>(op: () => Promise<T>): Promise<T> {
 	try {
@@ -441,6 +443,8 @@ async function translate<T>(op: () => Promise<T>): Promise<T> {
 function translated(error: unknown): unknown {
 	// Translated already, by a statement of the transaction this one wraps.
 	if (isAs2Error(error)) return error;
+	const down = unavailable(error);
+	if (down) return down;
 	const pg = pgError(error);
 	if (pg?.code !== undefined && UNSTORABLE_TEXT.has(pg.code)) {
 		const problem = "holds a character the database cannot store (NUL, U+0000)";
