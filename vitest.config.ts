@@ -86,6 +86,7 @@ export default defineConfig({
 						...IN_PROCESS,
 						// Connects to PostgreSQL whatever the project: it runs once, in blackbox-on-postgresql.
 						"test/blackbox/pg-unix-socket.test.ts",
+						"test/blackbox/pg-connections-dropped.test.ts",
 					],
 				},
 			},
