@@ -163,15 +163,8 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 	// Issue #16 (audit of every stream and socket): pg-pool listens for a client's 'error' only
 	// while it is idle; one that dies checked out, inside a transaction (a restart, a dropped
 	// connection, idle_in_transaction_session_timeout), emitted 'error' with nobody listening.
-	it("survives its connection dying inside a transaction: that transaction fails, the process and the pool live on", async () => {
-		const database = await createTestDatabase();
-		const store = await createPgStore({ url: database.url, poolSize: 1 });
-		const admin = new pg.Client({ connectionString: database.url });
-		await admin.connect();
-		const uncaught: unknown[] = [];
-		const record = (error: unknown) => uncaught.push(error);
-		process.on("uncaughtException", record);
-		try {
+	it("survives its connection dying inside a transaction: that transaction fails, the process and the pool live on", () =>
+		withoutUncaught({ poolSize: 1 }, async (store, admin) => {
 			const transaction = store.transaction(async (tx) => {
 				await tx.accounts.get("acc_000001");
 				await admin.query(
@@ -183,32 +176,18 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 			// The pool hands out a fresh connection; the dead one's last events have been delivered by then.
 			await store.accounts.create(account("acc_000001"));
 			expect(await store.accounts.get("acc_000001")).not.toBeNull();
-		} finally {
-			process.off("uncaughtException", record);
-			await admin.end();
-			await store.close();
-			await database.drop();
-		}
-		expect(uncaught).toEqual([]);
-	});
+		}));
 
 	// The statements outside transactions share one connection (storage-pg's autocommit-lane.ts):
 	// one that dies while idle (a restart, pg_terminate_backend) must not end the process either.
-	it("survives its shared connection dying while idle: no uncaught error, and a later statement opens another", async () => {
-		const database = await createTestDatabase();
-		const store = await createPgStore({ url: database.url });
-		const admin = new pg.Client({ connectionString: database.url });
-		await admin.connect();
-		const uncaught: unknown[] = [];
-		const record = (error: unknown) => uncaught.push(error);
-		process.on("uncaughtException", record);
-		const lanePids = async () =>
-			(
-				await admin.query<{ pid: number }>(
-					"select pid from pg_stat_activity where datname = current_database() and application_name = 'as2kit-lane'",
-				)
-			).rows.map((row) => row.pid);
-		try {
+	it("survives its shared connection dying while idle: no uncaught error, and a later statement opens another", () =>
+		withoutUncaught({}, async (store, admin) => {
+			const lanePids = async () =>
+				(
+					await admin.query<{ pid: number }>(
+						"select pid from pg_stat_activity where datname = current_database() and application_name = 'as2kit-lane'",
+					)
+				).rows.map((row) => row.pid);
 			// messages.getById is a prepared statement outside any transaction: the shared connection's.
 			expect(await store.messages.getById("msg_000001")).toBeNull();
 			const [first] = await lanePids();
@@ -228,12 +207,31 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 			expect(failures).toBeLessThanOrEqual(1);
 			// The terminated backend may still be listed while it exits: the new one is the other.
 			expect((await lanePids()).filter((pid) => pid !== first)).toHaveLength(1);
-		} finally {
-			process.off("uncaughtException", record);
-			await admin.end();
-			await store.close();
-			await database.drop();
-		}
-		expect(uncaught).toEqual([]);
-	});
+		}));
 });
+
+/**
+ * Runs `body` on a store of a fresh database, with a client of its own for the database's
+ * administration, and fails when a connection's death reached the process as an uncaught error.
+ */
+async function withoutUncaught(
+	options: { poolSize?: number },
+	body: (store: Awaited<ReturnType<typeof createPgStore>>, admin: pg.Client) => Promise<void>,
+): Promise<void> {
+	const database = await createTestDatabase();
+	const store = await createPgStore({ url: database.url, ...options });
+	const admin = new pg.Client({ connectionString: database.url });
+	await admin.connect();
+	const uncaught: unknown[] = [];
+	const record = (error: unknown) => uncaught.push(error);
+	process.on("uncaughtException", record);
+	try {
+		await body(store, admin);
+	} finally {
+		process.off("uncaughtException", record);
+		await admin.end();
+		await store.close();
+		await database.drop();
+	}
+	expect(uncaught).toEqual([]);
+}
