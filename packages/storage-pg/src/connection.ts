@@ -4,6 +4,7 @@ import { type TransactionChecks, transactionChecks } from "@as2kit/core/store";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import type { AutocommitLane } from "./autocommit-lane.ts";
+import { causeChain } from "./cause-chain.ts";
 import * as schema from "./schema.ts";
 import { unavailable } from "./unavailable.ts";
 import { describedQuery, type TextRow, undescribedQuery } from "./undescribed-query.ts";
@@ -402,9 +403,8 @@ async function namedQuery<R>(
 
 /** The PostgreSQL error under drizzle's DrizzleQueryError, if any. */
 function pgError(error: unknown): { code?: string; table?: string; constraint?: string; detail?: string } | null {
-	for (let e = error as { cause?: unknown; code?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+	for (const e of causeChain(error)) {
 		if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e as { code: string };
-		e = e.cause as typeof e;
 	}
 	return null;
 }

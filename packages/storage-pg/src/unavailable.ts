@@ -1,4 +1,5 @@
 import { As2Error } from "@as2kit/core";
+import { causeChain } from "./cause-chain.ts";
 
 /**
  * SQLSTATEs of a database that cannot serve now, whatever the statement: class 08 (connection
@@ -36,7 +37,7 @@ const LOST =
  * failure shows the cause. Null for any other failure.
  */
 export function unavailable(error: unknown): As2Error | null {
-	for (let e = error as Failure | undefined, depth = 0; e && depth < 4; depth++) {
+	for (const e of causeChain(error)) {
 		const said = typeof e.message === "string" ? e.message : "";
 		const code = typeof e.code === "string" ? e.code : "";
 		if (UNAVAILABLE_STATE.test(code) || UNREACHABLE.has(code) || (code === "" && LOST.test(said))) {
@@ -45,13 +46,6 @@ export function unavailable(error: unknown): As2Error | null {
 				details: { transient: true },
 			});
 		}
-		e = e.cause as Failure | undefined;
 	}
 	return null;
-}
-
-interface Failure {
-	message?: unknown;
-	code?: unknown;
-	cause?: unknown;
 }
