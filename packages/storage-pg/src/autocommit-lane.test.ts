@@ -6,6 +6,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { AutocommitLane, LANE_DEPTH } from "./autocommit-lane.ts";
+import { countWrites } from "./write-counting-pool.test-support.ts";
 
 /** The test PostgreSQL's maintenance URL (test/pg/global-setup.ts); null only outside CI without one. */
 const url = inject("pgUrl");
@@ -20,14 +21,9 @@ describe.skipIf(url === null)("AutocommitLane", () => {
 	const laneWith = (config: pg.ClientConfig = {}, idleMs?: number) => {
 		const lane = new AutocommitLane(() => {
 			const client = new pg.Client({ connectionString: url ?? "", pipeline: true, ...config });
-			const stream = client.connection.stream as unknown as Record<"_write" | "_writev", (...a: unknown[]) => unknown>;
-			for (const method of ["_write", "_writev"] as const) {
-				const original = stream[method].bind(stream);
-				stream[method] = (...args: unknown[]) => {
-					writes += 1;
-					return original(...args);
-				};
-			}
+			countWrites(client, () => {
+				writes += 1;
+			});
 			opened.push(client);
 			return client;
 		}, idleMs);

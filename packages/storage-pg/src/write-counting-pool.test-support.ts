@@ -12,19 +12,11 @@ export function writeCountingPool(url: string): {
 } {
 	let writes = 0;
 	const pool = new pg.Pool({ connectionString: url, max: 1, pipeline: true });
-	pool.on("connect", (client) => {
-		const stream = client.connection.stream as unknown as {
-			_write: (...args: unknown[]) => unknown;
-			_writev: (...args: unknown[]) => unknown;
-		};
-		for (const method of ["_write", "_writev"] as const) {
-			const original = stream[method].bind(stream);
-			stream[method] = (...args: unknown[]) => {
-				writes += 1;
-				return original(...args);
-			};
-		}
-	});
+	pool.on("connect", (client) =>
+		countWrites(client, () => {
+			writes += 1;
+		}),
+	);
 	return {
 		pool,
 		async writesOf(fn) {
@@ -34,4 +26,16 @@ export function writeCountingPool(url: string): {
 			return writes - before;
 		},
 	};
+}
+
+/** Calls `counted` for every write to `client`'s socket: each is one `write`/`writev` system call. */
+export function countWrites(client: pg.Client, counted: () => void): void {
+	const stream = client.connection.stream as unknown as Record<"_write" | "_writev", (...args: unknown[]) => unknown>;
+	for (const method of ["_write", "_writev"] as const) {
+		const original = stream[method].bind(stream);
+		stream[method] = (...args: unknown[]) => {
+			counted();
+			return original(...args);
+		};
+	}
 }
