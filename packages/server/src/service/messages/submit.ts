@@ -176,7 +176,10 @@ export function createSubmit(deps: ServiceDeps, keys: KeyMaterial) {
 							const tenant = await configReads(deps.configCache, tx).tenant(principal.accountId, principal.tenantId);
 							const record = newRecord(tenant!.as2Id);
 							record.id = await tx.messages.createNew(record);
-							await (decides ? together : (calls: readonly (Promise<unknown> | undefined)[]) => commitWith(tx, calls))([
+							// A deciding write is awaited before COMMIT; otherwise COMMIT goes with the calls.
+							const last = (calls: readonly (Promise<unknown> | undefined)[]) =>
+								decides ? together(calls) : commitWith(tx, calls);
+							await last([
 								input.resentFrom ? linkResend(tx, input.resentFrom, record.id, at) : undefined,
 								record.environment === "live" ? countLiveSend(tx, account, config, record.bytes, at) : undefined,
 								recordEvent(tx, queuedEvent(record), at),
