@@ -51,6 +51,11 @@ const COMMON_ERRORS = {
 		description: "the credential lacks the permission or the reach (insufficient_scope)",
 		content: errorContent(),
 	},
+	503: {
+		description:
+			"the database cannot serve now (PostgreSQL restarting or failing over); try again later (SERVICE_UNAVAILABLE)",
+		content: errorContent(),
+	},
 	429: {
 		description: "rate or concurrency limit reached; wait Retry-After seconds",
 		content: errorContent(),

@@ -37,7 +37,9 @@ describe("GET /openapi.json", () => {
 		const doc = (await t.call("GET", "/openapi.json")).json;
 		expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
 		const tenants = doc.paths["/v1/tenants"].post;
-		expect(Object.keys(tenants.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "415", "422", "429"]));
+		expect(Object.keys(tenants.responses)).toEqual(
+			expect.arrayContaining(["201", "401", "403", "415", "422", "429", "503"]),
+		);
 		expect(tenants.responses["422"].content["application/json"].schema.required).toEqual([
 			"message",
 			"errors",

@@ -191,7 +191,7 @@ export function messageReadRoutes() {
 				},
 				errors: {
 					...notFound,
-					503: "the payload store (S3 with BLOB_URL) refused or did not answer; try again (SERVICE_UNAVAILABLE)",
+					503: "the payload store (S3 with BLOB_URL) refused or did not answer, or the database cannot serve now (PostgreSQL restarting or failing over); try again (SERVICE_UNAVAILABLE)",
 				},
 			}),
 			async (c) => {

@@ -144,7 +144,7 @@ export function messageSubmitRoutes() {
 				402: "the monthly live-message allowance is used up (MESSAGE_LIMIT_EXCEEDED)",
 				404: "no such partner (PARTNER_NOT_FOUND)",
 				413: "the payload exceeds the plan's size (PAYLOAD_TOO_LARGE)",
-				503: "the payload store (S3 with BLOB_URL) refused or did not answer; try again (SERVICE_UNAVAILABLE)",
+				503: "the payload store (S3 with BLOB_URL) refused or did not answer, or the database cannot serve now (PostgreSQL restarting or failing over); try again (SERVICE_UNAVAILABLE)",
 			},
 		}),
 		idempotent(),
