@@ -128,8 +128,12 @@ describe.skipIf(url === null)("AutocommitLane", () => {
 		}
 		// The client emits 'error' (57P01, terminated) and then 'end'.
 		const ended = new Promise((resolve) => (opened[0] as pg.Client).once("end", resolve));
-		await other.query("select pg_terminate_backend($1)", [pid]);
-		await expect(sleeping).rejects.toThrow();
+		// Which answer comes first is the sockets' race: the sleep's failure is awaited from before
+		// the termination, or an early one is an unhandled rejection (CI, stop 38). The terminating
+		// statement answers 200 ms late, so the test meets that order every time.
+		const failed = expect(sleeping).rejects.toMatchObject({ code: "57P01" });
+		await other.query("select pg_terminate_backend($1), pg_sleep(0.2)", [pid]);
+		await failed;
 		await ended;
 		const next = await backendOf(lane);
 		expect(next).toBeTypeOf("number");
