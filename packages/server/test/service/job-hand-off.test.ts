@@ -59,6 +59,40 @@ function gatedHandler() {
 	};
 }
 
+/**
+ * A handler that records the turn of the event loop each job started in, and holds it until the
+ * test ends (its gate); the turns are counted in the loop's check phase, one increment a turn.
+ */
+function turnCounter() {
+	let turn = 0;
+	let counting = false;
+	const starts: number[] = [];
+	const gated = gatedHandler();
+	const tick = () => {
+		turn++;
+		if (counting) setImmediate(tick);
+	};
+	return {
+		handler: (job: JobRecord) => {
+			starts.push(turn);
+			return gated.handler(job);
+		},
+		count() {
+			counting = true;
+			setImmediate(tick);
+		},
+		/** The distinct turns the first `n` jobs started in. */
+		async startedIn(n: number) {
+			try {
+				await waitFor(() => starts.length >= n);
+			} finally {
+				counting = false;
+			}
+			return [...new Set(starts)];
+		},
+	};
+}
+
 /** A worker started and idle: its first poll (which finds the queue empty) is done. */
 async function idleWorker(handlers: Parameters<typeof createWorker>[0]["handlers"], concurrency: number) {
 	// No timed polls during a test: only a start, a wake or a freed slot with jobs waiting polls.
@@ -120,6 +154,58 @@ describe("job hand-off to the local worker", () => {
 		await handOff(worker.reserve("gated")!, 3);
 		await waitFor(() => seen.length === 3);
 		expect(seen).toEqual(["the record", undefined, undefined]);
+	});
+
+	// Issue #20 (the POST's p99, performance.md "The POST's p99 under load"): the jobs a group
+	// commit hands off in one turn each start with a CPU-bound slice (the send's signing and
+	// encryption); started together, they made one long turn that the POSTs arriving meanwhile
+	// waited behind.
+	it("starts the jobs handed off in one turn one a turn of the event loop, with the loop's I/O between them", async () => {
+		const turns = turnCounter();
+		const worker = await idleWorker({ gated: turns.handler }, 4);
+		const handed = [];
+		for (let n = 1; n <= 3; n++) {
+			const slot = worker.reserve("gated")!;
+			const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
+			const job = (await store.jobs.enqueueClaimed(
+				{ kind: "gated", payload: { n }, runAt: clock.now() },
+				clock.now(),
+				lease,
+			))!;
+			handed.push({ slot, job });
+		}
+		turns.count();
+		for (const { slot, job } of handed) slot.runClaimed(job, undefined);
+		expect(await turns.startedIn(3)).toHaveLength(3);
+	});
+
+	it("starts the jobs one claim took one a turn of the event loop, counting them against its slots meanwhile", async () => {
+		const turns = turnCounter();
+		const worker = await idleWorker({ gated: turns.handler }, 3);
+		for (let n = 1; n <= 4; n++)
+			await store.jobs.enqueue({ kind: "gated", payload: { n }, runAt: clock.now() }, clock.now());
+		turns.count();
+		worker.wake();
+		expect(await turns.startedIn(3)).toHaveLength(3);
+		// The claim took three, as many as the slots; none is left for a hand-off until one ends.
+		expect(claims[1]?.took).toHaveLength(3);
+		expect(worker.reserve("gated")).toBeNull();
+	});
+
+	it("runs a job once when a claim takes it again while it waits or runs, its lease run out (a stalled process)", async () => {
+		const gated = gatedHandler();
+		const worker = await idleWorker({ gated: gated.handler }, 2);
+		const job = (await store.jobs.enqueue({ kind: "gated", payload: { n: 1 }, runAt: clock.now() }, clock.now()))!;
+		const claimsOf = () => claims.filter(({ took }) => took.some(({ id }) => id === job.id)).length;
+		worker.wake();
+		await waitFor(() => gated.started.length === 1);
+		// Past the 60 s lease, with no renewal through (they run every 20 s of real time).
+		clock.advance(61);
+		worker.wake();
+		await waitFor(() => claimsOf() === 2);
+		// A second run would start within a turn or two of the claim.
+		for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+		expect(gated.started).toEqual([1]);
 	});
 
 	it("gives no slot when full, counting held slots; jobs written unclaimed take the slots that free", async () => {

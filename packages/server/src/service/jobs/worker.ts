@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { setImmediate as inNextTurn } from "node:timers";
 import { setImmediate } from "node:timers/promises";
 import type { As2Store, ClaimedJob, JobRecord } from "@as2kit/core/store";
 import type { Logger } from "../deps.ts";
@@ -146,6 +147,34 @@ export function createWorker(options: WorkerOptions): Worker {
 	let wakes = 0;
 	/** Called when a job ends or a slot is settled: what `stop` waits on. */
 	let settled: (() => void) | null = null;
+	/**
+	 * Jobs waiting for their start, which is one a turn of the event loop: a group commit hands
+	 * off several jobs in one turn and a claim takes several at once, and each starts with a
+	 * CPU-bound slice (a send's signing, compression and encryption). Started together, they made
+	 * one long turn that the requests arriving meanwhile waited behind (issue #20, the POST's p99:
+	 * performance.md, "Jobs started one a turn"); one a turn, the loop polls for I/O between them.
+	 */
+	const toStart: (() => void)[] = [];
+	let startScheduled = false;
+	/** Jobs a claim took that wait in `toStart`: they hold slots (handed-off ones count in `reserved`). */
+	let claimedWaiting = 0;
+	/**
+	 * The jobs of this worker, waiting for their start or running. A claim may take one of them
+	 * again when its lease ran out before a renewal got through (a stalled process): it is this
+	 * worker's already, and the copy that holds it goes on (its lease machinery decides whether it
+	 * may still act), so it is not run a second time in this process.
+	 */
+	const mine = new Set<string>();
+	const startNext = () => {
+		startScheduled = false;
+		toStart.shift()?.();
+		if (toStart.length > 0) scheduleStart();
+	};
+	const scheduleStart = () => {
+		if (startScheduled) return;
+		startScheduled = true;
+		inNextTurn(startNext);
+	};
 
 	async function runOne(job: JobRecord, handedOff: unknown): Promise<void> {
 		const handler = handlers[job.kind]!;
@@ -232,6 +261,7 @@ export function createWorker(options: WorkerOptions): Worker {
 		running.add(task);
 		void task.finally(() => {
 			running.delete(task);
+			mine.delete(job.id);
 			// A slot is free: worth a claim only when jobs are known to wait (else the next poll finds any).
 			if (backlog) wakeUp?.();
 			settled?.();
@@ -241,7 +271,7 @@ export function createWorker(options: WorkerOptions): Worker {
 	async function poll(): Promise<void> {
 		while (!stopping.signal.aborted) {
 			let claimed: ClaimedJob[] = [];
-			const free = concurrency - running.size - reserved;
+			const free = concurrency - running.size - reserved - claimedWaiting;
 			const woken = wakes;
 			if (free > 0) {
 				try {
@@ -251,8 +281,17 @@ export function createWorker(options: WorkerOptions): Worker {
 					logger.error({ err: error }, "claiming jobs failed");
 				}
 			}
-			for (const { message, ...job } of claimed) track(job, message ?? undefined);
-			if ((claimed.length === 0 && wakes === woken) || running.size + reserved >= concurrency) {
+			for (const { message, ...job } of claimed) {
+				if (mine.has(job.id)) continue;
+				mine.add(job.id);
+				claimedWaiting++;
+				toStart.push(() => {
+					claimedWaiting--;
+					track(job, message ?? undefined);
+				});
+			}
+			if (claimed.length > 0) scheduleStart();
+			if ((claimed.length === 0 && wakes === woken) || running.size + reserved + claimedWaiting >= concurrency) {
 				await new Promise<void>((resolve) => {
 					const timer = setTimeout(resolve, pollMs);
 					wakeUp = () => {
@@ -283,7 +322,7 @@ export function createWorker(options: WorkerOptions): Worker {
 		},
 		reserve(kind) {
 			if (!started || stopping.signal.aborted || !Object.hasOwn(handlers, kind) || backlog) return null;
-			if (running.size + reserved >= concurrency) {
+			if (running.size + reserved + claimedWaiting >= concurrency) {
 				// The job is written unclaimed instead (and the caller wakes this worker for it).
 				backlog = true;
 				return null;
@@ -296,12 +335,15 @@ export function createWorker(options: WorkerOptions): Worker {
 				runClaimed(job, handedOff) {
 					if (!open) return;
 					open = false;
-					// Started once the caller's own continuation (the POST's answer) has run: the job's
-					// first CPU-bound slice does not delay the response it was handed off from.
-					void setImmediate().then(() => {
+					// Started once the caller's own continuation (the POST's answer) has run, so the job's
+					// first CPU-bound slice does not delay the response it was handed off from, and in a
+					// turn of its own (`toStart`).
+					mine.add(job.id);
+					toStart.push(() => {
 						reserved--;
 						track(job, handedOff);
 					});
+					scheduleStart();
 				},
 				release() {
 					if (!open) return;
@@ -318,7 +360,7 @@ export function createWorker(options: WorkerOptions): Worker {
 			await loop;
 			// A slot held when stopping began still ends in a job that runs (its lease is this
 			// worker's; left alone, it would wait for the lease to run out) or in a release.
-			while (running.size > 0 || reserved > 0) {
+			while (running.size > 0 || reserved > 0 || claimedWaiting > 0) {
 				await new Promise<void>((resolve) => {
 					settled = resolve;
 				});
