@@ -81,14 +81,14 @@ function turnCounter() {
 			counting = true;
 			setImmediate(tick);
 		},
-		/** The distinct turns the first `n` jobs started in. */
+		/** How many of the first `n` jobs started in each turn that started one, in order. */
 		async startedIn(n: number) {
 			try {
 				await waitFor(() => starts.length >= n);
 			} finally {
 				counting = false;
 			}
-			return [...new Set(starts)];
+			return [...new Set(starts)].map((turn) => starts.filter((started) => started === turn).length);
 		},
 	};
 }
@@ -160,11 +160,11 @@ describe("job hand-off to the local worker", () => {
 	// commit hands off in one turn each start with a CPU-bound slice (the send's signing and
 	// encryption); started together, they made one long turn that the POSTs arriving meanwhile
 	// waited behind.
-	it("starts the jobs handed off in one turn one a turn of the event loop, with the loop's I/O between them", async () => {
+	it("starts the jobs handed off in one turn half a turn of the event loop, with the loop's I/O between", async () => {
 		const turns = turnCounter();
-		const worker = await idleWorker({ gated: turns.handler }, 4);
+		const worker = await idleWorker({ gated: turns.handler }, 5);
 		const handed = [];
-		for (let n = 1; n <= 3; n++) {
+		for (let n = 1; n <= 4; n++) {
 			const slot = worker.reserve("gated")!;
 			const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
 			const job = (await store.jobs.enqueueClaimed(
@@ -176,19 +176,20 @@ describe("job hand-off to the local worker", () => {
 		}
 		turns.count();
 		for (const { slot, job } of handed) slot.runClaimed(job, undefined);
-		expect(await turns.startedIn(3)).toHaveLength(3);
+		// Half of the four (at least one) a turn: two, then one, then the last.
+		expect(await turns.startedIn(4)).toEqual([2, 1, 1]);
 	});
 
-	it("starts the jobs one claim took one a turn of the event loop, counting them against its slots meanwhile", async () => {
+	it("starts the jobs one claim took half a turn of the event loop, each holding its slot", async () => {
 		const turns = turnCounter();
-		const worker = await idleWorker({ gated: turns.handler }, 3);
-		for (let n = 1; n <= 4; n++)
+		const worker = await idleWorker({ gated: turns.handler }, 4);
+		for (let n = 1; n <= 5; n++)
 			await store.jobs.enqueue({ kind: "gated", payload: { n }, runAt: clock.now() }, clock.now());
 		turns.count();
 		worker.wake();
-		expect(await turns.startedIn(3)).toHaveLength(3);
-		// The claim took three, as many as the slots; none is left for a hand-off until one ends.
-		expect(claims[1]?.took).toHaveLength(3);
+		expect(await turns.startedIn(4)).toEqual([2, 1, 1]);
+		// The claim took four, as many as the slots; none is left for a hand-off until one ends.
+		expect(claims[1]?.took).toHaveLength(4);
 		expect(worker.reserve("gated")).toBeNull();
 	});
 

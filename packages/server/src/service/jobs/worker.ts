@@ -148,11 +148,14 @@ export function createWorker(options: WorkerOptions): Worker {
 	/** Called when a job ends or a slot is settled: what `stop` waits on. */
 	let settled: (() => void) | null = null;
 	/**
-	 * Jobs waiting for their start, which is one a turn of the event loop: a group commit hands
-	 * off several jobs in one turn and a claim takes several at once, and each starts with a
-	 * CPU-bound slice (a send's signing, compression and encryption). Started together, they made
-	 * one long turn that the requests arriving meanwhile waited behind (issue #20, the POST's p99:
-	 * performance.md, "Jobs started one a turn"); one a turn, the loop polls for I/O between them.
+	 * Jobs waiting for their start, half of them a turn of the event loop (at least one): a group
+	 * commit hands off several jobs in one turn and a claim takes several at once, and each starts
+	 * with a CPU-bound slice (a send's signing, compression and encryption). Started together, they
+	 * made one long turn that the requests arriving meanwhile waited behind (issue #20, the POST's
+	 * p99: performance.md, "Jobs started over several turns"); the loop now polls for I/O between
+	 * the halves. Not one a turn: a saturated loop's turns are long, and one start a turn fell
+	 * behind the jobs' arrival (a backlog, its payloads held in memory); halving drains n jobs in
+	 * about log2(n) turns, whatever their length.
 	 */
 	const toStart: (() => void)[] = [];
 	let startScheduled = false;
@@ -167,7 +170,7 @@ export function createWorker(options: WorkerOptions): Worker {
 	const mine = new Set<string>();
 	const startNext = () => {
 		startScheduled = false;
-		toStart.shift()?.();
+		for (let half = Math.ceil(toStart.length / 2); half > 0; half--) toStart.shift()?.();
 		if (toStart.length > 0) scheduleStart();
 	};
 	const scheduleStart = () => {
@@ -336,8 +339,8 @@ export function createWorker(options: WorkerOptions): Worker {
 					if (!open) return;
 					open = false;
 					// Started once the caller's own continuation (the POST's answer) has run, so the job's
-					// first CPU-bound slice does not delay the response it was handed off from, and in a
-					// turn of its own (`toStart`).
+					// first CPU-bound slice does not delay the response it was handed off from, and spread
+					// with the others over a few turns (`toStart`).
 					mine.add(job.id);
 					toStart.push(() => {
 						reserved--;
