@@ -109,13 +109,14 @@ async function idleWorker(handlers: Parameters<typeof createWorker>[0]["handlers
 	return worker;
 }
 
-async function handOff(slot: WorkerSlot, n: number, options: { handedOff?: unknown; before?: () => void } = {}) {
+/** Job `n` written leased to the slot's worker, as a submission writes the job it hands off. */
+async function leasedTo(slot: WorkerSlot, n: number) {
 	const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
-	const job = (await store.jobs.enqueueClaimed(
-		{ kind: "gated", payload: { n }, runAt: clock.now() },
-		clock.now(),
-		lease,
-	))!;
+	return (await store.jobs.enqueueClaimed({ kind: "gated", payload: { n }, runAt: clock.now() }, clock.now(), lease))!;
+}
+
+async function handOff(slot: WorkerSlot, n: number, options: { handedOff?: unknown; before?: () => void } = {}) {
+	const job = await leasedTo(slot, n);
 	options.before?.();
 	slot.runClaimed(job, options.handedOff);
 	return job;
@@ -166,13 +167,7 @@ describe("job hand-off to the local worker", () => {
 		const handed = [];
 		for (let n = 1; n <= 4; n++) {
 			const slot = worker.reserve("gated")!;
-			const lease = { workerId: slot.workerId, lockedUntil: new Date(clock.now().getTime() + slot.leaseMs) };
-			const job = (await store.jobs.enqueueClaimed(
-				{ kind: "gated", payload: { n }, runAt: clock.now() },
-				clock.now(),
-				lease,
-			))!;
-			handed.push({ slot, job });
+			handed.push({ slot, job: await leasedTo(slot, n) });
 		}
 		turns.count();
 		for (const { slot, job } of handed) slot.runClaimed(job, undefined);
