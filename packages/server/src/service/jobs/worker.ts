@@ -168,6 +168,17 @@ export function createWorker(options: WorkerOptions): Worker {
 	 * may still act), so it is not run a second time in this process.
 	 */
 	const mine = new Set<string>();
+	/** The slots taken: jobs running, handed-off ones not started yet, claimed ones waiting in `toStart`. */
+	const held = () => running.size + reserved + claimedWaiting;
+	/** Queues `job` in `toStart`; `starting` runs just before it starts (the slot's count moves to `running`). */
+	const queueStart = (job: JobRecord, handedOff: unknown, starting: () => void) => {
+		mine.add(job.id);
+		toStart.push(() => {
+			starting();
+			track(job, handedOff);
+		});
+		scheduleStart();
+	};
 	const startNext = () => {
 		startScheduled = false;
 		for (let half = Math.ceil(toStart.length / 2); half > 0; half--) toStart.shift()?.();
@@ -274,7 +285,7 @@ export function createWorker(options: WorkerOptions): Worker {
 	async function poll(): Promise<void> {
 		while (!stopping.signal.aborted) {
 			let claimed: ClaimedJob[] = [];
-			const free = concurrency - running.size - reserved - claimedWaiting;
+			const free = concurrency - held();
 			const woken = wakes;
 			if (free > 0) {
 				try {
@@ -286,15 +297,10 @@ export function createWorker(options: WorkerOptions): Worker {
 			}
 			for (const { message, ...job } of claimed) {
 				if (mine.has(job.id)) continue;
-				mine.add(job.id);
 				claimedWaiting++;
-				toStart.push(() => {
-					claimedWaiting--;
-					track(job, message ?? undefined);
-				});
+				queueStart(job, message ?? undefined, () => claimedWaiting--);
 			}
-			if (claimed.length > 0) scheduleStart();
-			if ((claimed.length === 0 && wakes === woken) || running.size + reserved + claimedWaiting >= concurrency) {
+			if ((claimed.length === 0 && wakes === woken) || held() >= concurrency) {
 				await new Promise<void>((resolve) => {
 					const timer = setTimeout(resolve, pollMs);
 					wakeUp = () => {
@@ -325,7 +331,7 @@ export function createWorker(options: WorkerOptions): Worker {
 		},
 		reserve(kind) {
 			if (!started || stopping.signal.aborted || !Object.hasOwn(handlers, kind) || backlog) return null;
-			if (running.size + reserved + claimedWaiting >= concurrency) {
+			if (held() >= concurrency) {
 				// The job is written unclaimed instead (and the caller wakes this worker for it).
 				backlog = true;
 				return null;
@@ -341,12 +347,7 @@ export function createWorker(options: WorkerOptions): Worker {
 					// Started once the caller's own continuation (the POST's answer) has run, so the job's
 					// first CPU-bound slice does not delay the response it was handed off from, and spread
 					// with the others over a few turns (`toStart`).
-					mine.add(job.id);
-					toStart.push(() => {
-						reserved--;
-						track(job, handedOff);
-					});
-					scheduleStart();
+					queueStart(job, handedOff, () => reserved--);
 				},
 				release() {
 					if (!open) return;
@@ -363,7 +364,7 @@ export function createWorker(options: WorkerOptions): Worker {
 			await loop;
 			// A slot held when stopping began still ends in a job that runs (its lease is this
 			// worker's; left alone, it would wait for the lease to run out) or in a release.
-			while (running.size > 0 || reserved > 0 || claimedWaiting > 0) {
+			while (held() > 0) {
 				await new Promise<void>((resolve) => {
 					settled = resolve;
 				});
