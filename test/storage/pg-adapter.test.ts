@@ -193,18 +193,23 @@ describe.skipIf(pgUrl() === null)("storage-pg", () => {
 			const [first] = await lanePids();
 			expect(first).toBeTypeOf("number");
 			await admin.query("select pg_terminate_backend($1)", [first]);
-			// A statement sent before the client has read the termination fails with it; bounded.
-			let failures = 0;
-			for (let i = 0; i < 100; i++) {
-				const answer = await store.messages.getById("msg_000001").then(
-					() => "answered",
-					() => "failed",
+			// Statements sent before the client has read the connection's end fail with it, as many as
+			// come before that end (how many depends on the machine's load: CI saw two): each as
+			// SERVICE_UNAVAILABLE, which a caller retries. Bounded: the end comes within the loop.
+			const failures: unknown[] = [];
+			let answered = false;
+			for (let i = 0; i < 100 && !answered; i++) {
+				answered = await store.messages.getById("msg_000001").then(
+					() => true,
+					(error: unknown) => {
+						failures.push(error);
+						return false;
+					},
 				);
-				if (answer === "answered") break;
-				failures++;
-				await new Promise((resolve) => setTimeout(resolve, 10));
+				if (!answered) await new Promise((resolve) => setTimeout(resolve, 10));
 			}
-			expect(failures).toBeLessThanOrEqual(1);
+			expect(answered).toBe(true);
+			for (const failure of failures) expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
 			// The terminated backend may still be listed while it exits: the new one is the other.
 			expect((await lanePids()).filter((pid) => pid !== first)).toHaveLength(1);
 		}));
