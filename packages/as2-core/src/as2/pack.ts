@@ -18,8 +18,9 @@ import { encrypt } from "../cms/enveloped-data.ts";
 import {
 	createDetachedSigner,
 	type DetachedSigner,
+	type SignedContent,
 	type SignOptions,
-	signBufferedDetached,
+	signBufferedDetachedAsync,
 } from "../cms/signed-data.ts";
 import { createDigest, type Digest, digestBytes } from "../crypto/index.ts";
 import { As2Error, toAs2Error } from "../errors/index.ts";
@@ -149,7 +150,8 @@ export async function pack(options: PackOptions): Promise<PackResult> {
 	const bare = !options.sign && !options.encrypt && !options.compress;
 	let entity = await payloadEntity(payload, options, Boolean(options.sign), bare ? micTracker : undefined);
 	if (options.compress === "before-sign" || (options.compress && !options.sign)) entity = await compressEntity(entity);
-	if (options.sign && signDigest) entity = signEntity(entity, { ...options.sign, digest: signDigest }, micTracker);
+	if (options.sign && signDigest)
+		entity = await signEntity(entity, { ...options.sign, digest: signDigest }, micTracker);
 	if (options.compress === "after-sign" && options.sign) entity = await compressEntity(entity);
 	if (options.encrypt) {
 		// RFC 4130 §7.3.1: unsigned but encrypted → MIC over the entity that was encrypted.
@@ -245,18 +247,20 @@ function smimeEntity(smimeType: string, name: string, der: ByteSource): Entity {
 /**
  * multipart/signed (RFC 1847, RFC 5751 §3.5.3) with a detached signature. The signature part
  * is base64: several receivers cannot find a binary one (django-pyas2#5). Its size is known
- * ahead because an RSA signature is as long as the modulus.
+ * ahead because an RSA signature is as long as the modulus. A buffered content is signed in
+ * libuv's thread pool, off the event loop (issue #20); a streamed one at the end of its one
+ * pass, where the loop has already spent far longer reading it.
  */
-function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Entity {
+async function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Promise<Entity> {
 	const boundary = multipartBoundary();
 	const content = serializeEntity(inner);
 	const signingTime = sign.signingTime ?? new Date();
 	const options: SignOptions = { ...sign, signingTime };
 	const buffered = bufferedBytes(content);
 	let signer: DetachedSigner | undefined;
-	let signed: { der: Uint8Array; contentDigest: Uint8Array } | undefined;
+	let signed: SignedContent | undefined;
 	try {
-		if (buffered) signed = signBufferedDetached(buffered, options);
+		if (buffered) signed = await signBufferedDetachedAsync(buffered, options);
 		else signer = createDetachedSigner(options);
 	} catch (error) {
 		throw toAs2Error(error, "SIGNING_FAILED", "cannot sign");

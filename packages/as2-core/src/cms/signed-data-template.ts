@@ -83,26 +83,42 @@ export function fillTemplate(
 	fields: { time?: Uint8Array; digest?: Uint8Array },
 	sign: (signedAttributes: Uint8Array | undefined) => Uint8Array,
 ): Uint8Array {
-	const out = template.der.slice();
+	const unsigned = fillFields(template, fields);
+	return placeSignature(template, unsigned.der, sign(unsigned.signedAttributes));
+}
+
+/** A SignedData from the template with its fields written in and its signature still a hole. */
+export interface UnsignedData {
+	readonly der: Uint8Array;
+	/** The signed attributes as they are signed (tagged 0x31), a copy; absent without them. */
+	readonly signedAttributes?: Uint8Array;
+}
+
+/** The first half of {@link fillTemplate}, for a signature made elsewhere (another thread). */
+export function fillFields(
+	template: SignedDataTemplate,
+	fields: { time?: Uint8Array; digest?: Uint8Array },
+): UnsignedData {
+	const der = template.der.slice();
 	const attributes = template.attributes;
-	let signature: Uint8Array;
-	if (attributes) {
-		out.set(fields.time!, attributes.timeStart);
-		out.set(fields.digest!, attributes.digestStart);
-		out[attributes.start] = 0x31;
-		signature = sign(out.subarray(attributes.start, attributes.end));
-		out[attributes.start] = 0xa0;
-	} else {
-		signature = sign(undefined);
-	}
-	if (signature.byteLength !== out.byteLength - template.signatureStart) {
+	if (!attributes) return { der };
+	der.set(fields.time!, attributes.timeStart);
+	der.set(fields.digest!, attributes.digestStart);
+	const signedAttributes = der.slice(attributes.start, attributes.end);
+	signedAttributes[0] = 0x31;
+	return { der, signedAttributes };
+}
+
+/** The second half of {@link fillTemplate}: the signature written into its hole. */
+export function placeSignature(template: SignedDataTemplate, der: Uint8Array, signature: Uint8Array): Uint8Array {
+	if (signature.byteLength !== der.byteLength - template.signatureStart) {
 		throw new As2Error(
 			"SIGNING_FAILED",
-			`RSA signature of ${signature.byteLength} bytes, expected ${out.byteLength - template.signatureStart}`,
+			`RSA signature of ${signature.byteLength} bytes, expected ${der.byteLength - template.signatureStart}`,
 		);
 	}
-	out.set(signature, template.signatureStart);
-	return out;
+	der.set(signature, template.signatureStart);
+	return der;
 }
 
 function templateBroken(message: string): As2Error {

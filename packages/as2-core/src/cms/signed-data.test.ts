@@ -15,6 +15,7 @@ import {
 	createDetachedSigner,
 	inspectSignedData,
 	type SignOptions,
+	signBufferedDetachedAsync,
 	signDetached,
 	verifyDetached,
 } from "./signed-data.ts";
@@ -187,6 +188,52 @@ describe("signing: OpenSSL verifies what we sign", () => {
 		s.finish();
 		expect(code(() => s.update(content))).toBe("SIGNING_FAILED");
 		expect(code(() => s.finish())).toBe("SIGNING_FAILED");
+	});
+});
+
+describe("signing a buffered content in the thread pool", () => {
+	const variants = [
+		{ name: "signed attributes + RFC 6211", opts: {} },
+		{ name: "no signed attributes", opts: { signedAttributes: false } },
+	];
+	for (const scheme of ["pkcs1", "pss"] as const) {
+		for (const variant of variants) {
+			it(`${scheme}, ${variant.name}: OpenSSL verifies it, and PKCS#1 v1.5 is the synchronous signer's bytes`, async () => {
+				const opts = signer({ scheme, signingTime: new Date("2026-11-29T04:30:00Z"), ...variant.opts });
+				const { der: p7s, contentDigest } = await signBufferedDetachedAsync(content, opts);
+				expect(contentDigest).toEqual(digestBytes("sha256", content));
+				opensslVerifies(p7s);
+				expect(verifyDetached(p7s, allDigests, { trustedCertificates: [alice.certDer] })).toMatchObject({
+					scheme,
+					hasSignedAttributes: variant.opts.signedAttributes !== false,
+				});
+				// PKCS#1 v1.5 is deterministic; PSS has a random salt.
+				if (scheme === "pkcs1") expect(p7s).toEqual(signDetached(content, opts));
+			});
+		}
+	}
+
+	it("gives the event loop back while it signs: no number of microtasks settles it", async () => {
+		let settled = false;
+		const signing = signBufferedDetachedAsync(content, signer()).finally(() => {
+			settled = true;
+		});
+		// A signature made in the loop would settle within these; one made in libuv's thread
+		// pool is delivered by the loop's poll phase, after every microtask.
+		for (let i = 0; i < 100; i++) await null;
+		expect(settled).toBe(false);
+		await signing;
+		expect(settled).toBe(true);
+	});
+
+	it("refuses what the synchronous signer refuses, as a rejection with its code", async () => {
+		const smallKey = importPrivateKey(small.keyPem);
+		await expect(
+			signBufferedDetachedAsync(content, { privateKey: smallKey, certificate: small.certDer, digest: "sha256" }),
+		).rejects.toMatchObject({ code: "SIGNING_FAILED" });
+		await expect(signBufferedDetachedAsync(content, signer({ certificate: bob.certDer }))).rejects.toMatchObject({
+			code: "SIGNING_FAILED",
+		});
 	});
 });
 

@@ -14,11 +14,19 @@ import {
 	type SignatureParameters,
 	type StreamSigner,
 	signBytes,
+	signBytesAsync,
 } from "../crypto/index.ts";
 import { As2Error, isAs2Error } from "../errors/index.ts";
 import { digestAlgorithmIdentifier, signatureAlgorithmIdentifier } from "./signed-algorithms.ts";
 import { encodeSignedAttributes } from "./signed-attributes.ts";
-import { fillTemplate, fitsTime, makeTemplate, type SignedDataTemplate } from "./signed-data-template.ts";
+import {
+	fillFields,
+	fillTemplate,
+	fitsTime,
+	makeTemplate,
+	placeSignature,
+	type SignedDataTemplate,
+} from "./signed-data-template.ts";
 
 export { inspectSignedData, type SignatureInfo } from "./signed-inspect.ts";
 export { type VerifyOptions, verifyDetached } from "./signed-verify.ts";
@@ -134,19 +142,37 @@ export function signDetached(content: Uint8Array, opts: SignOptions): Uint8Array
  * Signs a buffered content and gives its digest too (the MIC of RFC 4130 §7.3.1): with signed
  * attributes the content is hashed in one call, without a hash object kept for a stream.
  */
-export function signBufferedDetached(
-	content: Uint8Array,
-	opts: SignOptions,
-): { der: Uint8Array; contentDigest: Uint8Array } {
+export function signBufferedDetached(content: Uint8Array, opts: SignOptions): SignedContent {
+	const { prepared, unsigned, toSign, contentDigest } = bufferedParts(content, opts);
+	const { key, params } = prepared.identity;
+	return { der: placeSignature(prepared.template, unsigned.der, signBytes(key, params, toSign)), contentDigest };
+}
+
+/**
+ * {@link signBufferedDetached} with the RSA operation in libuv's thread pool, off the event
+ * loop: what a server signing small messages between requests uses (issue #20).
+ */
+export async function signBufferedDetachedAsync(content: Uint8Array, opts: SignOptions): Promise<SignedContent> {
+	const { prepared, unsigned, toSign, contentDigest } = bufferedParts(content, opts);
+	const { key, params } = prepared.identity;
+	const signature = await signBytesAsync(key, params, toSign);
+	return { der: placeSignature(prepared.template, unsigned.der, signature), contentDigest };
+}
+
+export interface SignedContent {
+	/** DER ContentInfo(SignedData), detached. */
+	der: Uint8Array;
+	contentDigest: Uint8Array;
+}
+
+/** A buffered content's SignedData up to its signature, and the bytes the signature covers. */
+function bufferedParts(content: Uint8Array, opts: SignOptions) {
 	const prepared = prepare(opts);
-	if (!prepared.identity.withAttributes) {
-		// The RSA signature covers the content itself: a node Sign object, as when streaming.
-		const signer = createDetachedSigner(opts);
-		signer.update(content);
-		return { der: signer.finish(), contentDigest: signer.contentDigest() };
-	}
 	const contentDigest = digestBytes(prepared.identity.digest, content);
-	return { der: signedData(prepared, contentDigest, undefined), contentDigest };
+	const unsigned = fillFields(prepared.template, { time: prepared.time, digest: contentDigest });
+	// RFC 5652 §5.4: without signed attributes the signature covers the content itself.
+	const toSign = unsigned.signedAttributes ?? content;
+	return { prepared, unsigned, toSign, contentDigest };
 }
 
 /** The DER ContentInfo(SignedData) once the content digest is known: the identity's template filled in. */

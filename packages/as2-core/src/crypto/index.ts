@@ -29,6 +29,7 @@ export {
 	type SignatureParameters,
 	type StreamSigner,
 	signBytes,
+	signBytesAsync,
 	verifyDigestSignature,
 } from "./signature.ts";
 export { deflateBytes, deflateChunks, type Inflation, inflateChunks, inflateSmall } from "./zlib.ts";

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { pack } from "../src/as2/pack.ts";
+import { unpack } from "../src/as2/unpack.ts";
+import { collect } from "../src/bytes/index.ts";
+import { parties } from "./helpers/identities.ts";
+
+/**
+ * Issue #20: an RSA-2048 signature is about 1 ms of CPU. A server packing small messages
+ * between requests signs them in libuv's thread pool, so its event loop answers requests
+ * meanwhile. A thread pool job is delivered by the loop's poll phase, never between
+ * microtasks: a pack() that no number of microtasks settles did not sign in the loop.
+ */
+const { alice, aliceSigner, bobIdentity } = parties();
+const EDI = new TextEncoder().encode("ISA*00*~GS*PO~ST*850~BEG*00*SA*42~SE*3~\n".repeat(20));
+const message = { payload: EDI, contentType: "application/edi-x12", from: "ALICE", to: "BOB" };
+
+/** Whether `work` settles within `turns` microtasks. */
+async function settlesWithinMicrotasks(work: Promise<unknown>, turns = 100): Promise<boolean> {
+	let settled = false;
+	const done = work.finally(() => {
+		settled = true;
+	});
+	for (let i = 0; i < turns && !settled; i++) await null;
+	const within = settled;
+	await done;
+	return within;
+}
+
+describe("pack() of a small payload", () => {
+	it("settles within microtasks when nothing is signed (the premise of the next test)", async () => {
+		expect(await settlesWithinMicrotasks(pack(message))).toBe(true);
+	});
+
+	it("signs off the event loop, and the partner verifies the signature", async () => {
+		const signing = pack({ ...message, sign: { ...aliceSigner, digest: "sha256" } });
+		expect(await settlesWithinMicrotasks(signing)).toBe(false);
+		const packed = await signing;
+		const received = await unpack({
+			headers: packed.headers,
+			body: await collect(packed.body.open()),
+			identities: [bobIdentity],
+			partnerCertificates: [alice.certDer],
+		});
+		expect(Buffer.from(await collect(received.payload)).equals(Buffer.from(EDI))).toBe(true);
+		const complete = await received.complete();
+		expect(complete.signature).toBeDefined();
+		expect(complete.mic).toEqual(await packed.mic());
+	});
+});
