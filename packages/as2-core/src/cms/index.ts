@@ -16,6 +16,7 @@ export {
 	type SignatureInfo,
 	type SignOptions,
 	signDetached,
+	signDetachedAsync,
 	type VerifyOptions,
 	verifyDetached,
 } from "./signed-data.ts";

@@ -138,6 +138,11 @@ export function signDetached(content: Uint8Array, opts: SignOptions): Uint8Array
 	return signBufferedDetached(content, opts).der;
 }
 
+/** {@link signDetached} with the RSA operation in libuv's thread pool, off the event loop. */
+export async function signDetachedAsync(content: Uint8Array, opts: SignOptions): Promise<Uint8Array> {
+	return (await signBufferedDetachedAsync(content, opts)).der;
+}
+
 /**
  * Signs a buffered content and gives its digest too (the MIC of RFC 4130 §7.3.1): with signed
  * attributes the content is hashed in one call, without a hash object kept for a stream.

@@ -4,7 +4,7 @@ import type { MdnRequest } from "../as2/mdn-request.ts";
 import { createMessageId, formatMessageId, stripMessageId } from "../as2/message-id.ts";
 import { formatMic, type Mic } from "../as2/mic.ts";
 import { joinLatin1 } from "../bytes/index.ts";
-import { type SignOptions, signDetached } from "../cms/signed-data.ts";
+import { type SignOptions, signDetached, signDetachedAsync } from "../cms/signed-data.ts";
 import { toAs2Error } from "../errors/index.ts";
 import {
 	encodeBase64Bytes,
@@ -52,6 +52,35 @@ export interface BuiltMdn {
  * (Disposition-Notification-Options) and a key is given. Fields are never folded.
  */
 export function buildMdn(options: BuildMdnOptions): BuiltMdn {
+	const draft = draftMdn(options);
+	if (!draft.toSign) return draft.finish(undefined);
+	let signature: Uint8Array;
+	try {
+		signature = signDetached(draft.toSign.entity, draft.toSign.options);
+	} catch (error) {
+		throw toAs2Error(error, "SIGNING_FAILED", "cannot sign the MDN");
+	}
+	return draft.finish(signature);
+}
+
+/**
+ * {@link buildMdn} with the signature made in libuv's thread pool, off the event loop: what a
+ * server answering messages while it serves requests uses (issue #20).
+ */
+export async function buildMdnAsync(options: BuildMdnOptions): Promise<BuiltMdn> {
+	const draft = draftMdn(options);
+	if (!draft.toSign) return draft.finish(undefined);
+	const signature = await signDetachedAsync(draft.toSign.entity, draft.toSign.options).catch((error: unknown) => {
+		throw toAs2Error(error, "SIGNING_FAILED", "cannot sign the MDN");
+	});
+	return draft.finish(signature);
+}
+
+/** The MDN up to its signature: what to sign (when it is signed), and how to finish it. */
+function draftMdn(options: BuildMdnOptions): {
+	toSign: { entity: Uint8Array; options: SignOptions } | undefined;
+	finish(signature: Uint8Array | undefined): BuiltMdn;
+} {
 	const { original } = options;
 	const boundary = multipartBoundary();
 	const originalId = formatMessageId(original.messageId);
@@ -77,44 +106,41 @@ export function buildMdn(options: BuildMdnOptions): BuiltMdn {
 
 	const request = original.mdnRequest;
 	const signWith = request?.signed && options.sign ? options.sign : undefined;
-	let contentType = reportType;
-	let body = report;
-	if (signWith) {
-		const digest: DigestAlgorithm = original.mic?.algorithm ?? request?.micAlgorithms[0] ?? "sha256";
-		const entity = joinLatin1([serializeHeaders([["Content-Type", reportType]]), "\r\n", report]);
-		let signature: Uint8Array;
-		try {
-			signature = signDetached(entity, { ...signWith, digest });
-		} catch (error) {
-			throw toAs2Error(error, "SIGNING_FAILED", "cannot sign the MDN");
+	const digest: DigestAlgorithm = original.mic?.algorithm ?? request?.micAlgorithms[0] ?? "sha256";
+	const entity = signWith ? joinLatin1([serializeHeaders([["Content-Type", reportType]]), "\r\n", report]) : undefined;
+	const finish = (signature: Uint8Array | undefined): BuiltMdn => {
+		let contentType = reportType;
+		let body = report;
+		if (entity && signature) {
+			const outer = multipartBoundary();
+			contentType = formatHeaderValue("multipart/signed", {
+				protocol: "application/pkcs7-signature",
+				micalg: DIGESTS[digest].micalg,
+				boundary: outer,
+			});
+			body = joinLatin1([
+				`--${outer}\r\n`,
+				entity,
+				`\r\n--${outer}\r\n` +
+					'Content-Type: application/pkcs7-signature; name="smime.p7s"\r\nContent-Transfer-Encoding: base64\r\n' +
+					'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n',
+				encodeBase64Bytes(signature),
+				`--${outer}--\r\n`,
+			]);
 		}
-		const outer = multipartBoundary();
-		contentType = formatHeaderValue("multipart/signed", {
-			protocol: "application/pkcs7-signature",
-			micalg: DIGESTS[digest].micalg,
-			boundary: outer,
-		});
-		body = joinLatin1([
-			`--${outer}\r\n`,
-			entity,
-			`\r\n--${outer}\r\n` +
-				'Content-Type: application/pkcs7-signature; name="smime.p7s"\r\nContent-Transfer-Encoding: base64\r\n' +
-				'Content-Disposition: attachment; filename="smime.p7s"\r\n\r\n',
-			encodeBase64Bytes(signature),
-			`--${outer}--\r\n`,
+		const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
+		const headers = new MimeHeaders([
+			["AS2-Version", "1.0"],
+			["AS2-From", formatAs2Id(original.to)],
+			["AS2-To", formatAs2Id(original.from)],
+			["Message-ID", formatMessageId(messageId)],
+			["Date", (options.date ?? new Date()).toUTCString()],
+			["Subject", `Message Disposition Notification`],
+			["MIME-Version", "1.0"],
+			["Content-Type", contentType],
+			["EDIINT-Features", "AS2-Reliability"],
 		]);
-	}
-	const messageId = stripMessageId(options.messageId ?? createMessageId(options.messageIdDomain));
-	const headers = new MimeHeaders([
-		["AS2-Version", "1.0"],
-		["AS2-From", formatAs2Id(original.to)],
-		["AS2-To", formatAs2Id(original.from)],
-		["Message-ID", formatMessageId(messageId)],
-		["Date", (options.date ?? new Date()).toUTCString()],
-		["Subject", `Message Disposition Notification`],
-		["MIME-Version", "1.0"],
-		["Content-Type", contentType],
-		["EDIINT-Features", "AS2-Reliability"],
-	]);
-	return { headers, body, messageId, signed: Boolean(signWith) };
+		return { headers, body, messageId, signed: Boolean(signature) };
+	};
+	return { toSign: entity && signWith ? { entity, options: { ...signWith, digest } } : undefined, finish };
 }

@@ -1,4 +1,4 @@
-export { type BuildMdnOptions, type BuiltMdn, buildMdn } from "./build-mdn.ts";
+export { type BuildMdnOptions, type BuiltMdn, buildMdn, buildMdnAsync } from "./build-mdn.ts";
 export { isMdnEntity, MDN_DETECTION_BYTES } from "./detect-mdn.ts";
 export {
 	type Disposition,
