@@ -1,4 +1,4 @@
-import { buildMdn, type Disposition, type MdnRequest, type Mic, toDisposition } from "@as2kit/core";
+import { buildMdnAsync, type Disposition, type MdnRequest, type Mic, toDisposition } from "@as2kit/core";
 import { withFields } from "../with-fields.ts";
 import type { Identity } from "./key-material.ts";
 
@@ -17,9 +17,10 @@ export function dispositionFor(error: unknown): Disposition {
 
 /**
  * The MDN answering a message, signed with our identity when the sender asked for a signed
- * receipt and we have one (an unknown AS2-To has none: that MDN goes unsigned).
+ * receipt and we have one (an unknown AS2-To has none: that MDN goes unsigned). The RSA
+ * signature is made in libuv's thread pool, so the event loop serves other requests meanwhile.
  */
-export function replyMdn(options: {
+export async function replyMdn(options: {
 	original: { messageId: string; from: string; to: string; mdnRequest: MdnRequest };
 	mic: Mic | undefined;
 	disposition: Disposition;
@@ -27,8 +28,8 @@ export function replyMdn(options: {
 	text?: string;
 	at: Date;
 	domain: string;
-}): MdnReply {
-	const mdn = buildMdn({
+}): Promise<MdnReply> {
+	const mdn = await buildMdnAsync({
 		original: options.mic ? withFields(options.original, { mic: options.mic }) : options.original,
 		disposition: options.disposition,
 		...(options.identity && options.original.mdnRequest.signed

@@ -61,7 +61,7 @@ export function createSendMdnHandler(deps: ServiceDeps, keys: KeyMaterial): JobH
 		if (!row || !context.mdnRequest.url) return;
 		const partner = effectivePartner(row).record;
 		const identity = await keys.signingIdentity(context.tenantId, at).catch(() => null);
-		const mdn = replyMdn({
+		const mdn = await replyMdn({
 			original: { ...context.original, mdnRequest: context.mdnRequest },
 			mic: message?.mic ? parseMic(message.mic) : undefined,
 			disposition: context.disposition,
