@@ -112,8 +112,8 @@ export function signBytes(key: PrivateKey, params: SignatureParameters, data: Ui
 /**
  * {@link signBytes} with the RSA private-key operation in libuv's thread pool (node:crypto's
  * `sign` with a callback). An RSA-2048 signature is about 1 ms of CPU: a server that signs in
- * its event loop holds every request waiting behind it that long (issue #20). `data` is copied
- * by node:crypto before the job starts, so the caller may reuse it at once.
+ * its event loop holds every request waiting behind it that long (issue #20). `data` must not
+ * change until the promise settles.
  */
 export function signBytesAsync(key: PrivateKey, params: SignatureParameters, data: Uint8Array): Promise<Uint8Array> {
 	return new Promise((resolve, reject) => {
