@@ -247,9 +247,9 @@ function smimeEntity(smimeType: string, name: string, der: ByteSource): Entity {
 /**
  * multipart/signed (RFC 1847, RFC 5751 §3.5.3) with a detached signature. The signature part
  * is base64: several receivers cannot find a binary one (django-pyas2#5). Its size is known
- * ahead because an RSA signature is as long as the modulus. A buffered content is signed in
- * libuv's thread pool, off the event loop (issue #20); a streamed one at the end of its one
- * pass, where the loop has already spent far longer reading it.
+ * ahead because an RSA signature is as long as the modulus. The RSA operation runs in libuv's
+ * thread pool, off the event loop (issue #20), but for a streamed content without signed
+ * attributes: that signature covers the content, which only the Sign object fed it has seen.
  */
 async function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Promise<Entity> {
 	const boundary = multipartBoundary();
@@ -298,7 +298,7 @@ async function signEntity(inner: Entity, sign: SignOptions, mic: MicTracker): Pr
 					for (const digest of micDigests) digest?.update(chunk);
 					yield chunk;
 				}
-				const signature = pass.finish();
+				const signature = await pass.finishAsync();
 				if (signature.byteLength !== signatureSize) {
 					throw new As2Error(
 						"INTERNAL_ERROR",

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testIdentity } from "../../test/helpers/certs.ts";
 import { cpuStopwatch } from "../../test/helpers/cpu-time.ts";
+import { settlesWithinMicrotasks } from "../../test/helpers/microtasks.ts";
 import { openssl, opensslVerifyDetached, scratch } from "../../test/helpers/openssl.ts";
 import { DIGEST_ALGORITHMS, type DigestAlgorithm } from "../algorithms.ts";
 import { readCertificateFields } from "../certs/certificate-fields.ts";
@@ -214,16 +215,27 @@ describe("signing a buffered content in the thread pool", () => {
 	}
 
 	it("gives the event loop back while it signs: no number of microtasks settles it", async () => {
-		let settled = false;
-		const signing = signBufferedDetachedAsync(content, signer()).finally(() => {
-			settled = true;
-		});
-		// A signature made in the loop would settle within these; one made in libuv's thread
-		// pool is delivered by the loop's poll phase, after every microtask.
-		for (let i = 0; i < 100; i++) await null;
-		expect(settled).toBe(false);
-		await signing;
-		expect(settled).toBe(true);
+		expect(await settlesWithinMicrotasks(signBufferedDetachedAsync(content, signer()))).toBe(false);
+	});
+
+	it("finishes a streamed signature in the pool with signed attributes, in the loop without: finish()'s bytes either way", async () => {
+		const streamed = (extra: Partial<SignOptions>) => {
+			const s = createDetachedSigner(signer({ signingTime: new Date("2026-11-29T06:00:00Z"), ...extra }));
+			for (let i = 0; i < content.byteLength; i += 7) s.update(content.subarray(i, i + 7));
+			return s;
+		};
+		for (const extra of [{}, { signedAttributes: false }]) {
+			const s = streamed(extra);
+			const finishing = s.finishAsync();
+			const inPool = extra.signedAttributes !== false;
+			expect(await settlesWithinMicrotasks(finishing), JSON.stringify(extra)).toBe(!inPool);
+			const p7s = await finishing;
+			expect(p7s).toEqual(streamed(extra).finish());
+			expect(p7s.byteLength).toBe(s.size);
+			expect(s.contentDigest()).toEqual(digestBytes("sha256", content));
+			opensslVerifies(p7s);
+			await expect(s.finishAsync()).rejects.toMatchObject({ code: "SIGNING_FAILED" });
+		}
 	});
 
 	it("refuses what the synchronous signer refuses, as a rejection with its code", async () => {

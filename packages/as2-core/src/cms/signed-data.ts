@@ -62,6 +62,12 @@ export interface DetachedSigner {
 	update(chunk: Uint8Array): void;
 	/** DER ContentInfo(SignedData) without eContent (detached), certificates included. */
 	finish(): Uint8Array;
+	/**
+	 * {@link finish} with the RSA operation in libuv's thread pool when there are signed
+	 * attributes (the default). Without them the signature covers the content, which only the
+	 * Sign object fed the stream has seen: that one is made in the loop.
+	 */
+	finishAsync(): Promise<Uint8Array>;
 	/** The content digest (the MIC of RFC 4130 §7.3.1), after `finish()`. */
 	contentDigest(): Uint8Array;
 }
@@ -121,6 +127,13 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 			contentDigest = digest.digest();
 			return signedData(prepared, contentDigest, streamSigner);
 		},
+		async finishAsync() {
+			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
+			contentDigest = digest.digest();
+			return streamSigner
+				? signedData(prepared, contentDigest, streamSigner)
+				: signedDataInPool(prepared, contentDigest, undefined);
+		},
 		contentDigest() {
 			if (!contentDigest) throw new As2Error("SIGNING_FAILED", "contentDigest() before finish()");
 			return contentDigest;
@@ -148,9 +161,13 @@ export async function signDetachedAsync(content: Uint8Array, opts: SignOptions):
  * attributes the content is hashed in one call, without a hash object kept for a stream.
  */
 export function signBufferedDetached(content: Uint8Array, opts: SignOptions): SignedContent {
-	const { prepared, unsigned, toSign, contentDigest } = bufferedParts(content, opts);
+	const prepared = prepare(opts);
 	const { key, params } = prepared.identity;
-	return { der: placeSignature(prepared.template, unsigned.der, signBytes(key, params, toSign)), contentDigest };
+	const contentDigest = digestBytes(prepared.identity.digest, content);
+	const unsigned = fillFields(prepared.template, { time: prepared.time, digest: contentDigest });
+	// RFC 5652 §5.4: without signed attributes the signature covers the content itself.
+	const signature = signBytes(key, params, unsigned.signedAttributes ?? content);
+	return { der: placeSignature(prepared.template, unsigned.der, signature), contentDigest };
 }
 
 /**
@@ -158,10 +175,9 @@ export function signBufferedDetached(content: Uint8Array, opts: SignOptions): Si
  * loop: what a server signing small messages between requests uses (issue #20).
  */
 export async function signBufferedDetachedAsync(content: Uint8Array, opts: SignOptions): Promise<SignedContent> {
-	const { prepared, unsigned, toSign, contentDigest } = bufferedParts(content, opts);
-	const { key, params } = prepared.identity;
-	const signature = await signBytesAsync(key, params, toSign);
-	return { der: placeSignature(prepared.template, unsigned.der, signature), contentDigest };
+	const prepared = prepare(opts);
+	const contentDigest = digestBytes(prepared.identity.digest, content);
+	return { der: await signedDataInPool(prepared, contentDigest, content), contentDigest };
 }
 
 export interface SignedContent {
@@ -170,14 +186,20 @@ export interface SignedContent {
 	contentDigest: Uint8Array;
 }
 
-/** A buffered content's SignedData up to its signature, and the bytes the signature covers. */
-function bufferedParts(content: Uint8Array, opts: SignOptions) {
-	const prepared = prepare(opts);
-	const contentDigest = digestBytes(prepared.identity.digest, content);
+/**
+ * {@link signedData} with the RSA operation in the thread pool. `content` is what a signature
+ * without signed attributes covers (RFC 5652 §5.4); a streamed one has none to give.
+ */
+async function signedDataInPool(
+	prepared: Prepared,
+	contentDigest: Uint8Array,
+	content: Uint8Array | undefined,
+): Promise<Uint8Array> {
+	const { key, params } = prepared.identity;
 	const unsigned = fillFields(prepared.template, { time: prepared.time, digest: contentDigest });
-	// RFC 5652 §5.4: without signed attributes the signature covers the content itself.
 	const toSign = unsigned.signedAttributes ?? content;
-	return { prepared, unsigned, toSign, contentDigest };
+	if (!toSign) throw new As2Error("INTERNAL_ERROR", "a signature without signed attributes needs the content");
+	return placeSignature(prepared.template, unsigned.der, await signBytesAsync(key, params, toSign));
 }
 
 /** The DER ContentInfo(SignedData) once the content digest is known: the identity's template filled in. */

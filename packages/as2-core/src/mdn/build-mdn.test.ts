@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parties } from "../../test/helpers/identities.ts";
+import { settlesWithinMicrotasks } from "../../test/helpers/microtasks.ts";
 import type { MdnRequest } from "../as2/mdn-request.ts";
 import type { Mic } from "../as2/mic.ts";
 import { type BuildMdnOptions, buildMdn, buildMdnAsync } from "./build-mdn.ts";
@@ -22,18 +23,6 @@ function options(signed: boolean, sign = aliceSigner): BuildMdnOptions {
 		messageId: "mdn@alice",
 		date: new Date("2026-11-29T05:00:00Z"),
 	};
-}
-
-/** Whether `work` settles within `turns` microtasks. */
-async function settlesWithinMicrotasks(work: Promise<unknown>, turns = 100): Promise<boolean> {
-	let settled = false;
-	const done = work.finally(() => {
-		settled = true;
-	});
-	for (let i = 0; i < turns && !settled; i++) await null;
-	const within = settled;
-	await done.catch(() => {});
-	return within;
 }
 
 describe("buildMdnAsync", () => {
