@@ -4,7 +4,7 @@
  *
  * vitest's own order runs the projects one after the other by name and, within a project, the
  * longest first only from the results cache of an earlier run: a fresh clone (CI) has none, and
- * ran in glob order, `rest-on-postgresql-isolated`'s 36 s file last. Here a file's expected
+ * ran in glob order, a project's 36 s file last. Here a file's expected
  * seconds come from that cache when it has them, else from test/setup/file-weights.json (wall
  * seconds of a full run: `node test/setup/file-weights.mjs <AS2KIT_TEST_CPU_LOG file>`); a file
  * in neither counts 0 and keeps vitest's order among its equals.
