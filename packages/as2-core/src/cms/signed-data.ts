@@ -115,6 +115,11 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 		? undefined
 		: createStreamSigner(identity.key, identity.params);
 	let contentDigest: Uint8Array | undefined;
+	const finalDigest = (): Uint8Array => {
+		if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
+		contentDigest = digest.digest();
+		return contentDigest;
+	};
 	return {
 		size: prepared.template.der.byteLength,
 		update(chunk) {
@@ -123,16 +128,13 @@ export function createDetachedSigner(opts: SignOptions): DetachedSigner {
 			streamSigner?.update(chunk);
 		},
 		finish() {
-			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
-			contentDigest = digest.digest();
-			return signedData(prepared, contentDigest, streamSigner);
+			return signedData(prepared, finalDigest(), streamSigner);
 		},
 		async finishAsync() {
-			if (contentDigest) throw new As2Error("SIGNING_FAILED", "finish() called twice");
-			contentDigest = digest.digest();
+			// Without signed attributes only the Sign object fed the stream can make the signature.
 			return streamSigner
-				? signedData(prepared, contentDigest, streamSigner)
-				: signedDataInPool(prepared, contentDigest, undefined);
+				? signedData(prepared, finalDigest(), streamSigner)
+				: signedDataInPool(prepared, finalDigest(), undefined);
 		},
 		contentDigest() {
 			if (!contentDigest) throw new As2Error("SIGNING_FAILED", "contentDigest() before finish()");
@@ -164,10 +166,11 @@ export function signBufferedDetached(content: Uint8Array, opts: SignOptions): Si
 	const prepared = prepare(opts);
 	const { key, params } = prepared.identity;
 	const contentDigest = digestBytes(prepared.identity.digest, content);
-	const unsigned = fillFields(prepared.template, { time: prepared.time, digest: contentDigest });
-	// RFC 5652 §5.4: without signed attributes the signature covers the content itself.
-	const signature = signBytes(key, params, unsigned.signedAttributes ?? content);
-	return { der: placeSignature(prepared.template, unsigned.der, signature), contentDigest };
+	const unsigned = unsignedData(prepared, contentDigest, content);
+	return {
+		der: placeSignature(prepared.template, unsigned.der, signBytes(key, params, unsigned.toSign)),
+		contentDigest,
+	};
 }
 
 /**
@@ -186,20 +189,31 @@ export interface SignedContent {
 	contentDigest: Uint8Array;
 }
 
-/**
- * {@link signedData} with the RSA operation in the thread pool. `content` is what a signature
- * without signed attributes covers (RFC 5652 §5.4); a streamed one has none to give.
- */
+/** {@link signedData} with the RSA operation in the thread pool. */
 async function signedDataInPool(
 	prepared: Prepared,
 	contentDigest: Uint8Array,
 	content: Uint8Array | undefined,
 ): Promise<Uint8Array> {
 	const { key, params } = prepared.identity;
+	const unsigned = unsignedData(prepared, contentDigest, content);
+	return placeSignature(prepared.template, unsigned.der, await signBytesAsync(key, params, unsigned.toSign));
+}
+
+/**
+ * The SignedData up to its signature, and the bytes the signature covers: the signed
+ * attributes, or without them the content itself (RFC 5652 §5.4), which a streamed content has
+ * none to give.
+ */
+function unsignedData(
+	prepared: Prepared,
+	contentDigest: Uint8Array,
+	content: Uint8Array | undefined,
+): { der: Uint8Array; toSign: Uint8Array } {
 	const unsigned = fillFields(prepared.template, { time: prepared.time, digest: contentDigest });
 	const toSign = unsigned.signedAttributes ?? content;
 	if (!toSign) throw new As2Error("INTERNAL_ERROR", "a signature without signed attributes needs the content");
-	return placeSignature(prepared.template, unsigned.der, await signBytesAsync(key, params, toSign));
+	return { der: unsigned.der, toSign };
 }
 
 /** The DER ContentInfo(SignedData) once the content digest is known: the identity's template filled in. */
