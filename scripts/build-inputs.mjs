@@ -63,12 +63,13 @@ function inputsHash(packages) {
 }
 
 const packages = builtPackages();
-const current = inputsHash(packages);
 if (command === "clear") {
 	for (const pkg of packages) rmSync(join(pkg, "dist", STAMP), { force: true });
 } else if (command === "stamp") {
+	const current = inputsHash(packages);
 	for (const pkg of packages) writeFileSync(join(pkg, "dist", STAMP), `${current}\n`);
 } else if (command === "check") {
+	const current = inputsHash(packages);
 	const stale = packages.filter((pkg) => {
 		const stamp = join(pkg, "dist", STAMP);
 		return !existsSync(stamp) || readFileSync(stamp, "utf8").trim() !== current;
